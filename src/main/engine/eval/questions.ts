@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises'
+import { z } from 'zod'
+
+/** The evaluation question format (DESIGN.md "Evaluation questions"); other tools write these files. */
+export const GoldRef = z.object({
+  path: z.string().min(1),
+  heading: z.string(),
+  page: z.number().int().positive().optional(),
+})
+export type GoldRef = z.infer<typeof GoldRef>
+
+export const QuestionKind = z.enum(['version-specific', 'cross-version', 'absent-feature', 'exact-token', 'paraphrase', 'off-topic', 'smalltalk'])
+
+export const EvalQuestion = z.object({
+  id: z.string().min(1),
+  question: z.string().min(1),
+  version: z.string().nullable(),
+  answerable: z.boolean(),
+  gold: z.array(GoldRef),
+  facts: z.array(z.string()).default([]),
+  kind: QuestionKind,
+})
+export type EvalQuestion = z.infer<typeof EvalQuestion>
+
+export async function loadQuestions(file: string): Promise<EvalQuestion[]> {
+  const text = await readFile(file, 'utf8')
+  const out: EvalQuestion[] = []
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return
+    let json: unknown
+    try {
+      json = JSON.parse(line)
+    } catch {
+      throw new Error(`${file}:${i + 1}: not valid JSON`)
+    }
+    const parsed = EvalQuestion.safeParse(json)
+    if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`)
+    out.push(parsed.data)
+  })
+  return out
+}
+
+function normaliseHeading(h: string): string {
+  return h.replace(/[`*_]/g, '').replace(/\s+/g, ' ').trim().toLowerCase()
+}
+
+/** A retrieved chunk is a hit when its document path equals the gold path, its breadcrumb contains the gold heading (if any) and its page range includes the gold page (if any). */
+export function isHit(
+  hit: { path: string; heading: string; page: number | null; page_end?: number | null },
+  gold: GoldRef,
+): boolean {
+  if (hit.path !== gold.path) return false
+  // "Contains" means one element of the breadcrumb is the heading: a substring test would let the
+  // gold heading "Tool" match "Tools" or "Tool Result" and inflate recall.
+  if (gold.heading) {
+    const want = normaliseHeading(gold.heading)
+    if (!hit.heading.split(' > ').some((h) => normaliseHeading(h) === want)) return false
+  }
+  if (gold.page !== undefined) {
+    if (hit.page === null) return false
+    const end = hit.page_end ?? hit.page
+    if (gold.page < hit.page || gold.page > end) return false
+  }
+  return true
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest'
+import { approximateTokenCounter, chunkDocument, type TokenCounter } from './chunker'
+import type { ParsedDocument } from './types'
+
+const words = (n: number, w = 'word') => Array.from({ length: n }, (_, i) => `${w}${i}.`).join(' ')
+// One token per whitespace-separated word: makes budgets easy to reason about in tests.
+const wordCounter: TokenCounter = { id: 'words', count: (t) => t.split(/\s+/).filter(Boolean).length }
+
+function doc(sections: ParsedDocument['sections'], title: string | null = null): ParsedDocument {
+  return { title, meta: {}, sections }
+}
+
+describe('chunkDocument', () => {
+  it('never lets a chunk straddle two sections and prefixes the title to the breadcrumb', () => {
+    const chunks = chunkDocument(
+      doc(
+        [
+          { headings: ['Intro'], level: 2, blocks: [{ kind: 'paragraph', text: 'Alpha text.' }] },
+          { headings: ['Intro', 'Details'], level: 3, blocks: [{ kind: 'paragraph', text: 'Beta text.' }] },
+        ],
+        'Guide',
+      ),
+      wordCounter,
+    )
+    expect(chunks.map((c) => c.breadcrumb)).toEqual([['Guide', 'Intro'], ['Guide', 'Intro', 'Details']])
+    expect(chunks[0]!.text).toBe('Alpha text.')
+  })
+
+  it('splits long sections under the budget with overlap, counting the breadcrumb', () => {
+    const text = words(300)
+    const chunks = chunkDocument(doc([{ headings: ['Long'], level: 2, blocks: [{ kind: 'paragraph', text }] }]), wordCounter, {
+      maxTokens: 100,
+      overlapTokens: 10,
+    })
+    expect(chunks.length).toBeGreaterThan(3)
+    for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(100)
+    chunks.forEach((c, i) => expect(c.ordinal).toBe(i))
+    // The second chunk starts with the tail of the first (overlap).
+    const firstTail = chunks[0]!.text.split(' ').slice(-3).join(' ')
+    expect(chunks[1]!.text.startsWith(firstTail) || chunks[1]!.text.includes(firstTail)).toBe(true)
+  })
+
+  it('keeps a code block whole when it fits and fences it', () => {
+    const code = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n')
+    const chunks = chunkDocument(
+      doc([{ headings: ['Code'], level: 2, blocks: [{ kind: 'paragraph', text: words(50) }, { kind: 'code', text: code }] }]),
+      wordCounter,
+      { maxTokens: 80, overlapTokens: 5 },
+    )
+    const withCode = chunks.filter((c) => c.text.includes('line 0'))
+    expect(withCode).toHaveLength(1)
+    expect(withCode[0]!.text).toContain('line 19')
+    expect(withCode[0]!.text).toContain('```')
+  })
+
+  it('keeps page ranges from paged blocks', () => {
+    const chunks = chunkDocument(
+      doc([{ headings: [], level: 0, blocks: [{ kind: 'paragraph', text: 'a.', page: 3 }, { kind: 'paragraph', text: 'b.', page: 4 }] }]),
+      wordCounter,
+    )
+    expect(chunks[0]).toMatchObject({ pageStart: 3, pageEnd: 4 })
+  })
+
+  it('splits a single enormous line and never exceeds the budget with the approximate counter', () => {
+    const chunks = chunkDocument(doc([{ headings: [], level: 0, blocks: [{ kind: 'paragraph', text: 'x'.repeat(200_000) }] }]), approximateTokenCounter)
+    expect(chunks.length).toBeGreaterThan(10)
+    for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(256)
+  })
+
+  it('numbers ordinals per breadcrumb so an edit elsewhere keeps ids stable', () => {
+    const a = chunkDocument(
+      doc([
+        { headings: ['A'], level: 2, blocks: [{ kind: 'paragraph', text: 'one.' }] },
+        { headings: ['B'], level: 2, blocks: [{ kind: 'paragraph', text: 'two.' }] },
+      ]),
+      wordCounter,
+    )
+    expect(a.map((c) => c.ordinal)).toEqual([0, 0])
+  })
+})

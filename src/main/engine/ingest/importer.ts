@@ -1,0 +1,364 @@
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { Db } from '../store/db'
+import { chunkId, documentId, sha256Hex } from '../store/ids'
+import { toVectorLiteral } from '../store/vector-index'
+import {
+  type ChunkRow,
+  type DocumentRow,
+  cachedEmbeddings,
+  deleteDocument,
+  documentStates,
+  markFailed,
+  markSynced,
+  replaceDocument,
+  storeEmbeddings,
+  touchDocument,
+  upsertCollection,
+} from '../store/writer'
+import { extractExactTerms, countWords } from '../retrieve/exact-terms'
+import { type TokenCounter, chunkDocument, chunkerSignature, embeddingText, DEFAULT_CHUNK_OPTIONS } from './chunker'
+import { detectKind, detectVersion } from './versions'
+import { describeFsError, walkFolder, type WalkIssue } from './walk'
+import { parseFile, parserFor } from './parsers/index'
+
+/** What the importer needs from an embedding model (see models/embedder.ts). */
+export interface EmbedderLike {
+  id: string
+  dims: number
+  embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>
+}
+
+export interface ImportProgress {
+  phase: 'scanning' | 'importing' | 'embedding' | 'pruning' | 'done' | 'cancelled'
+  collection: string
+  filesTotal: number
+  filesDone: number
+  currentFile: string | null
+  imported: number
+  unchanged: number
+  failed: number
+  skipped: number
+  chunksWritten: number
+  textsEmbedded: number
+  bytesTotal: number
+  bytesDone: number
+  elapsedMs: number
+  /** Estimated time left, from the bytes still to read at the rate so far; null until there is a rate. */
+  etaMs: number | null
+}
+
+export interface ImportReport {
+  collection: string
+  root: string
+  files_seen: number
+  imported: number
+  unchanged: number
+  skipped: number
+  failed: { path: string; reason: string }[]
+  skipped_files: { path: string; reason: string }[]
+  pruned: number
+  chunks_total: number
+  chunks_written: number
+  texts_embedded: number
+  cancelled: boolean
+  notices: string[]
+  ms: number
+}
+
+export interface ImportOptions {
+  collection: string
+  embedder: EmbedderLike | null
+  tokenCounter: TokenCounter
+  signal?: AbortSignal
+  onProgress?: (p: ImportProgress) => void
+  /** Per-collection mapping from first path segment to a source kind label. */
+  kinds?: Record<string, string>
+}
+
+const MB = 1024 * 1024
+/** Text formats above this are refused with a reason rather than read into memory whole. */
+export const MAX_TEXT_BYTES = 20 * MB
+export const MAX_BINARY_BYTES = 300 * MB
+const EMBED_FLUSH_TEXTS = 64
+
+function maxBytesFor(rel: string): number {
+  return /\.(pdf|docx)$/i.test(rel) ? MAX_BINARY_BYTES : MAX_TEXT_BYTES
+}
+
+interface PendingDoc {
+  doc: DocumentRow
+  chunks: ChunkRow[]
+  texts: string[]
+}
+
+export async function importFolder(db: Db, folder: string, opts: ImportOptions): Promise<ImportReport> {
+  const started = Date.now()
+  const root = path.resolve(folder)
+  const collection = opts.collection
+  const signature = chunkerSignature(opts.tokenCounter)
+  const notices: string[] = []
+  const failed: WalkIssue[] = []
+  let embedder = opts.embedder
+
+  const progress: ImportProgress = {
+    phase: 'scanning', collection, filesTotal: 0, filesDone: 0, currentFile: null, imported: 0, unchanged: 0,
+    failed: 0, skipped: 0, chunksWritten: 0, textsEmbedded: 0, bytesTotal: 0, bytesDone: 0, elapsedMs: 0, etaMs: null,
+  }
+  let lastEmit = 0
+  const emit = (force = false) => {
+    const now = Date.now()
+    if (!force && now - lastEmit < 100) return
+    lastEmit = now
+    progress.elapsedMs = now - started
+    const rate = progress.bytesDone / Math.max(1, progress.elapsedMs)
+    progress.etaMs = progress.bytesDone > 0 && rate > 0 ? Math.round((progress.bytesTotal - progress.bytesDone) / rate) : null
+    opts.onProgress?.({ ...progress })
+  }
+  emit(true)
+
+  await upsertCollection(db, collection, root, opts.kinds ? { kinds: opts.kinds } : {})
+  const walk = await walkFolder(root, {
+    isSupported: (rel) => parserFor(rel) !== null,
+    maxBytes: maxBytesFor,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  })
+  failed.push(...walk.failed)
+  progress.filesTotal = walk.files.length
+  progress.skipped = walk.skipped.length
+  progress.failed = failed.length
+  progress.bytesTotal = walk.files.reduce((s, f) => s + f.size, 0)
+  progress.phase = 'importing'
+  emit(true)
+
+  const states = await documentStates(db, collection)
+  const seen = new Set<string>([...walk.files.map((f) => f.relativePath), ...walk.skipped.map((s) => s.relativePath)])
+  const pending: PendingDoc[] = []
+  let pendingTexts = 0
+
+  const flush = async () => {
+    if (pending.length === 0) return
+    const batch = pending.splice(0, pending.length)
+    pendingTexts = 0
+    if (embedder) {
+      progress.phase = 'embedding'
+      emit()
+      try {
+        await embedInto(db, embedder, batch, opts.signal, (n) => {
+          progress.textsEmbedded += n
+          emit()
+        })
+      } catch (err) {
+        if (opts.signal?.aborted) throw err
+        // The model failed (out of memory, broken file): keep importing text; vector search waits.
+        notices.push(`The embedding model failed (${err instanceof Error ? err.message : String(err)}); documents were imported for keyword search and will be embedded later.`)
+        embedder = null
+        for (const p of batch) for (const c of p.chunks) (c.embedding = null), (c.embeddingModel = null)
+      }
+      progress.phase = 'importing'
+    }
+    for (const p of batch) {
+      await replaceDocument(db, p.doc, p.chunks)
+      progress.imported++
+      progress.chunksWritten += p.chunks.length
+    }
+    emit()
+  }
+
+  let cancelled = false
+  try {
+    for (const file of walk.files) {
+      if (opts.signal?.aborted) {
+        cancelled = true
+        break
+      }
+      progress.currentFile = file.relativePath
+      emit()
+      const docId = documentId(collection, file.relativePath)
+      const state = states.get(file.relativePath)
+      const upToDate = state && state.status === 'indexed' && state.chunker === signature
+      if (upToDate && state.size === file.size && state.mtime_ms === file.mtimeMs) {
+        progress.unchanged++
+        progress.filesDone++
+        progress.bytesDone += file.size
+        continue
+      }
+      let bytes: Uint8Array
+      try {
+        bytes = await readFile(file.absolutePath)
+      } catch (err) {
+        const reason = describeFsError(err)
+        failed.push({ relativePath: file.relativePath, reason })
+        await markFailed(db, { id: docId, collectionId: collection, path: file.relativePath, size: file.size, mtimeMs: file.mtimeMs, error: reason })
+        progress.failed++
+        progress.filesDone++
+        progress.bytesDone += file.size
+        continue
+      }
+      const sha = sha256Hex(bytes)
+      if (upToDate && state.sha256 === sha) {
+        await touchDocument(db, docId, file.mtimeMs)
+        progress.unchanged++
+        progress.filesDone++
+        progress.bytesDone += file.size
+        continue
+      }
+      try {
+        const parsed = await parseFile(bytes, file.relativePath)
+        const version = detectVersion(file.relativePath, parsed.meta)
+        const kind = detectKind(file.relativePath, opts.kinds)
+        const chunks = chunkDocument(parsed, opts.tokenCounter, DEFAULT_CHUNK_OPTIONS)
+        const rows: ChunkRow[] = []
+        const texts: string[] = []
+        for (const c of chunks) {
+          const text = embeddingText(c.breadcrumb, c.text)
+          texts.push(text)
+          rows.push({
+            id: chunkId(collection, file.relativePath, c.breadcrumb, c.ordinal),
+            ordinal: c.ordinal,
+            heading: c.breadcrumb.join(' > '),
+            pageStart: c.pageStart,
+            pageEnd: c.pageEnd,
+            text: c.text,
+            embedHash: sha256Hex(text),
+            tokenCount: c.tokenCount,
+            lexLen: countWords(text),
+            exactTerms: extractExactTerms(text),
+            embedding: null,
+            embeddingModel: null,
+          })
+        }
+        pending.push({
+          doc: {
+            id: docId, collectionId: collection, path: file.relativePath, size: file.size, mtimeMs: file.mtimeMs,
+            sha256: sha, version, kind, title: parsed.title, pageCount: parsed.pageCount ?? null, chunker: signature,
+          },
+          chunks: rows,
+          texts,
+        })
+        pendingTexts += texts.length
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err)
+        failed.push({ relativePath: file.relativePath, reason })
+        await markFailed(db, { id: docId, collectionId: collection, path: file.relativePath, size: file.size, mtimeMs: file.mtimeMs, error: reason })
+        progress.failed++
+      }
+      progress.filesDone++
+      progress.bytesDone += file.size
+      if (pendingTexts >= EMBED_FLUSH_TEXTS) await flush()
+    }
+    if (!cancelled) await flush()
+  } catch (err) {
+    if (!opts.signal?.aborted) throw err
+    cancelled = true
+  }
+
+  let pruned = 0
+  if (!cancelled) {
+    // Pending documents not yet written when cancelled are simply not imported: each written
+    // document is complete, and the next sync picks up the rest.
+    progress.phase = 'pruning'
+    emit(true)
+    for (const [p, state] of states) {
+      if (!seen.has(p)) {
+        await deleteDocument(db, state.id, collection)
+        pruned++
+      }
+    }
+    await markSynced(db, collection)
+  } else {
+    notices.push('Import cancelled: documents finished so far are searchable; run it again to continue.')
+  }
+
+  const { rows } = await db.query<{ n: number }>('SELECT chunk_count AS n FROM collections WHERE id = $1', [collection])
+  progress.phase = cancelled ? 'cancelled' : 'done'
+  progress.currentFile = null
+  emit(true)
+  if (!opts.embedder) notices.push('No embedding model is installed: imported for keyword search; vector search starts once a model is installed.')
+  return {
+    collection,
+    root,
+    files_seen: walk.files.length + walk.skipped.length + walk.failed.length,
+    imported: progress.imported,
+    unchanged: progress.unchanged,
+    skipped: walk.skipped.length,
+    failed: failed.map((f) => ({ path: f.relativePath, reason: f.reason })),
+    skipped_files: walk.skipped.map((s) => ({ path: s.relativePath, reason: s.reason })),
+    pruned,
+    chunks_total: Number(rows[0]?.n ?? 0),
+    chunks_written: progress.chunksWritten,
+    texts_embedded: progress.textsEmbedded,
+    cancelled,
+    notices,
+    ms: Date.now() - started,
+  }
+}
+
+/** Fills the embeddings of pending chunks: cache hits first, the model only for new text. */
+async function embedInto(db: Db, embedder: EmbedderLike, batch: PendingDoc[], signal: AbortSignal | undefined, onEmbedded: (n: number) => void): Promise<void> {
+  const all: { row: ChunkRow; text: string }[] = []
+  for (const p of batch) p.chunks.forEach((row, i) => all.push({ row, text: p.texts[i]! }))
+  const cached = await cachedEmbeddings(db, embedder.id, [...new Set(all.map((a) => a.row.embedHash))])
+  const missing = new Map<string, string>()
+  for (const a of all) if (!cached.has(a.row.embedHash)) missing.set(a.row.embedHash, a.text)
+  if (missing.size > 0) {
+    const hashes = [...missing.keys()]
+    const vectors = await embedder.embedDocuments([...missing.values()], signal)
+    const fresh = hashes.map((hash, i) => ({ hash, embedding: vectors[i]! }))
+    await storeEmbeddings(db, embedder.id, fresh)
+    for (const f of fresh) cached.set(f.hash, f.embedding)
+    onEmbedded(fresh.length)
+  }
+  for (const a of all) {
+    a.row.embedding = cached.get(a.row.embedHash) ?? null
+    a.row.embeddingModel = a.row.embedding ? embedder.id : null
+  }
+}
+
+/**
+ * Embeds every chunk not yet embedded by `embedder` (imported before a model was installed, or
+ * embedded by a previous model). Identical text is served from the cache.
+ */
+export async function embedMissing(
+  db: Db,
+  embedder: EmbedderLike,
+  opts: { collection?: string; signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
+): Promise<{ embedded: number; fromCache: number }> {
+  const where = `(embedding_model IS DISTINCT FROM $1)${opts.collection ? ' AND collection_id = $2' : ''}`
+  const params: unknown[] = opts.collection ? [embedder.id, opts.collection] : [embedder.id]
+  const { rows: countRows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks WHERE ${where}`, params)
+  const total = Number(countRows[0]?.n ?? 0)
+  let done = 0
+  let embedded = 0
+  let fromCache = 0
+  while (!opts.signal?.aborted) {
+    const { rows } = await db.query<{ id: string; heading: string; text: string; embed_hash: string }>(
+      `SELECT id, heading, text, embed_hash FROM chunks WHERE ${where} ORDER BY id LIMIT 128`,
+      params,
+    )
+    if (rows.length === 0) break
+    const cached = await cachedEmbeddings(db, embedder.id, [...new Set(rows.map((r) => r.embed_hash))])
+    const missing = new Map<string, string>()
+    for (const r of rows) {
+      if (!cached.has(r.embed_hash)) missing.set(r.embed_hash, embeddingText(r.heading ? r.heading.split(' > ') : [], r.text))
+    }
+    if (missing.size) {
+      const hashes = [...missing.keys()]
+      const vectors = await embedder.embedDocuments([...missing.values()], opts.signal)
+      const fresh = hashes.map((hash, i) => ({ hash, embedding: vectors[i]! }))
+      await storeEmbeddings(db, embedder.id, fresh)
+      for (const f of fresh) cached.set(f.hash, f.embedding)
+      embedded += fresh.length
+    }
+    fromCache += rows.length - missing.size
+    await db.transaction(async (tx) => {
+      for (const r of rows) {
+        const v = cached.get(r.embed_hash)!
+        await tx.query(`UPDATE chunks SET embedding = $2::vector, embedding_model = $3 WHERE id = $1`, [r.id, toVectorLiteral(v), embedder.id])
+      }
+    })
+    done += rows.length
+    opts.onProgress?.(done, total)
+  }
+  return { embedded, fromCache }
+}

@@ -1,0 +1,62 @@
+import { mkdir } from 'node:fs/promises'
+import { PGlite } from '@electric-sql/pglite'
+import { vector } from '@electric-sql/pglite-pgvector'
+
+/**
+ * The small query interface the engine talks to. PGlite implements it in the app; a node-postgres
+ * pool can implement it for a shared server (DESIGN.md "Beyond one laptop"), so the SQL in the
+ * engine sticks to plain PostgreSQL + pgvector and never calls PGlite-only APIs.
+ */
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>
+  exec(sql: string): Promise<void>
+}
+
+export interface Db extends Queryable {
+  /** Runs `fn` in one transaction: everything it wrote commits together or not at all. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
+  close(): Promise<void>
+  readonly dataDir: string | null
+}
+
+class PGliteDb implements Db {
+  /** PGlite is single-connection: statements are queued, and a transaction holds the connection. */
+  constructor(
+    private readonly pg: PGlite,
+    readonly dataDir: string | null,
+  ) {}
+
+  async query<T>(sql: string, params: unknown[] = []): Promise<{ rows: T[] }> {
+    const res = await this.pg.query<T>(sql, params)
+    return { rows: res.rows }
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pg.exec(sql)
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.pg.transaction(async (tx) =>
+      fn({
+        query: async <R>(sql: string, params: unknown[] = []) => ({ rows: (await tx.query<R>(sql, params)).rows }),
+        exec: async (sql: string) => {
+          await tx.exec(sql)
+        },
+      }),
+    )
+  }
+
+  async close(): Promise<void> {
+    if (!this.pg.closed) await this.pg.close()
+  }
+}
+
+/** Opens (creating if needed) an on-disk PGlite database with pgvector. `null` gives an in-memory one. */
+export async function openPGlite(dataDir: string | null): Promise<Db> {
+  if (dataDir) await mkdir(dataDir, { recursive: true })
+  const pg = await PGlite.create({
+    ...(dataDir ? { dataDir } : {}),
+    extensions: { vector },
+  })
+  return new PGliteDb(pg, dataDir)
+}

@@ -1,0 +1,176 @@
+import type { Db } from './db'
+
+/**
+ * Versioned schema migrations. Each runs once, in its own transaction, and is recorded in
+ * schema_migrations. Plain PostgreSQL + pgvector only, so the same list runs on a server.
+ * Never edit a migration that has shipped: add a new one.
+ */
+export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'collections, documents, chunks, term statistics, embedding cache',
+    sql: `
+CREATE EXTENSION IF NOT EXISTS vector;
+
+CREATE TABLE collections (
+  id            text PRIMARY KEY,
+  root          text NOT NULL,
+  settings      jsonb NOT NULL DEFAULT '{}'::jsonb,
+  created_at    timestamptz NOT NULL DEFAULT now(),
+  last_sync_at  timestamptz,
+  -- BM25 corpus statistics, kept in step with the chunks table inside every write transaction.
+  chunk_count   integer NOT NULL DEFAULT 0,
+  total_len     bigint NOT NULL DEFAULT 0
+);
+
+CREATE TABLE documents (
+  id            text PRIMARY KEY,
+  collection_id text NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+  path          text NOT NULL,
+  size          bigint NOT NULL,
+  mtime_ms      double precision NOT NULL,
+  sha256        text,
+  status        text NOT NULL CHECK (status IN ('indexed', 'failed')),
+  error         text,
+  version       text,
+  kind          text,
+  title         text,
+  page_count    integer,
+  chunker       text,
+  chunk_count   integer NOT NULL DEFAULT 0,
+  updated_at    timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (collection_id, path)
+);
+
+CREATE TABLE chunks (
+  id              text PRIMARY KEY,
+  document_id     text NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+  collection_id   text NOT NULL,
+  path            text NOT NULL,
+  ordinal         integer NOT NULL,
+  heading         text NOT NULL,
+  version         text,
+  kind            text,
+  page_start      integer,
+  page_end        integer,
+  text            text NOT NULL,
+  -- SHA-256 of the text given to the embedding model (breadcrumb + text): the embedding cache key.
+  embed_hash      text NOT NULL,
+  token_count     integer NOT NULL,
+  -- Words in the chunk, the document length of BM25.
+  lex_len         integer NOT NULL,
+  -- Exact tokens (tools/call, -32602, E-04, camelCase) kept verbatim so index and query match alike.
+  exact_terms     text[] NOT NULL DEFAULT '{}',
+  tsv             tsvector GENERATED ALWAYS AS (
+                    setweight(to_tsvector('english', heading), 'A')
+                    || to_tsvector('english', text)
+                    || array_to_tsvector(exact_terms)
+                  ) STORED,
+  embedding       vector,
+  embedding_model text
+);
+CREATE INDEX chunks_tsv_gin ON chunks USING gin (tsv);
+CREATE INDEX chunks_scope ON chunks (collection_id, version);
+CREATE INDEX chunks_document ON chunks (document_id);
+CREATE INDEX chunks_embedding_model ON chunks (embedding_model);
+
+-- Document frequency of each lexeme per collection (BM25 IDF).
+CREATE TABLE term_stats (
+  collection_id text NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+  lexeme        text NOT NULL,
+  df            integer NOT NULL,
+  PRIMARY KEY (collection_id, lexeme)
+);
+
+-- Identical text (common across releases of the same docs) is embedded once per model.
+CREATE TABLE embedding_cache (
+  model_id   text NOT NULL,
+  embed_hash text NOT NULL,
+  embedding  vector NOT NULL,
+  PRIMARY KEY (model_id, embed_hash)
+);
+
+CREATE TABLE settings (
+  key   text PRIMARY KEY,
+  value jsonb NOT NULL
+);
+`,
+  },
+  {
+    version: 2,
+    name: 'answers: traces, conversation threads and messages, verified-answer cache',
+    sql: `
+-- Everything the pipeline did for one question (retrieval ranks, gate, prompt passages, raw model
+-- output, verification, timings), so an answer can be explained after the fact.
+CREATE TABLE traces (
+  id          text PRIMARY KEY,
+  thread_id   text,
+  question    text NOT NULL,
+  -- 'answer', 'search-only', 'smalltalk', an abstention reason, or 'cached'.
+  outcome     text NOT NULL,
+  ms          double precision NOT NULL,
+  data        jsonb NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX traces_created ON traces (created_at);
+CREATE INDEX traces_thread ON traces (thread_id);
+
+CREATE TABLE threads (
+  id          text PRIMARY KEY,
+  title       text,
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  updated_at  timestamptz NOT NULL DEFAULT now()
+);
+
+-- One row per turn. A user turn keeps the standalone question used for retrieval; an assistant
+-- turn keeps its result, whose passages were retrieved for that turn only.
+CREATE TABLE messages (
+  id          text PRIMARY KEY,
+  thread_id   text NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+  seq         integer NOT NULL,
+  role        text NOT NULL CHECK (role IN ('user', 'assistant')),
+  content     text,
+  standalone  text,
+  result      jsonb,
+  trace_id    text,
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (thread_id, seq)
+);
+
+-- Verified answers keyed by (normalised question, resolved scope, models, pipeline options).
+-- index_state holds each collection's fingerprint when the answer was made; an entry whose
+-- fingerprint no longer matches is deleted on the next ask in that collection.
+CREATE TABLE answer_cache (
+  key          text PRIMARY KEY,
+  question     text NOT NULL,
+  collections  text[] NOT NULL,
+  index_state  jsonb NOT NULL,
+  result       jsonb NOT NULL,
+  trace_id     text NOT NULL,
+  hits         integer NOT NULL DEFAULT 0,
+  created_at   timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX answer_cache_collections ON answer_cache USING gin (collections);
+`,
+  },
+]
+
+export async function migrate(db: Db): Promise<number> {
+  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
+  const { rows } = await db.query<{ version: number }>('SELECT version FROM schema_migrations')
+  const applied = new Set(rows.map((r) => r.version))
+  let current = 0
+  for (const m of MIGRATIONS) {
+    if (applied.has(m.version)) {
+      current = m.version
+      continue
+    }
+    await db.transaction(async (tx) => {
+      await tx.exec(m.sql)
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
+    })
+    current = m.version
+  }
+  return current
+}

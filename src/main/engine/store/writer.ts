@@ -1,0 +1,209 @@
+import type { Db, Queryable } from './db'
+import { toVectorLiteral } from './vector-index'
+
+/** The engine is the only writer. Every document is replaced in one transaction, stats included. */
+
+export interface DocumentState {
+  id: string
+  path: string
+  size: number
+  mtime_ms: number
+  sha256: string | null
+  status: 'indexed' | 'failed'
+  chunker: string | null
+}
+
+export interface DocumentRow {
+  id: string
+  collectionId: string
+  path: string
+  size: number
+  mtimeMs: number
+  sha256: string
+  version: string | null
+  kind: string | null
+  title: string | null
+  pageCount: number | null
+  chunker: string
+}
+
+export interface ChunkRow {
+  id: string
+  ordinal: number
+  heading: string
+  pageStart: number | null
+  pageEnd: number | null
+  text: string
+  embedHash: string
+  tokenCount: number
+  lexLen: number
+  exactTerms: string[]
+  embedding: Float32Array | null
+  embeddingModel: string | null
+}
+
+export async function upsertCollection(db: Queryable, id: string, root: string, settings: object = {}): Promise<void> {
+  await db.query(
+    `INSERT INTO collections (id, root, settings) VALUES ($1, $2, $3::jsonb)
+     ON CONFLICT (id) DO UPDATE SET root = excluded.root,
+       settings = collections.settings || excluded.settings`,
+    [id, root, JSON.stringify(settings)],
+  )
+}
+
+export async function documentStates(db: Queryable, collectionId: string): Promise<Map<string, DocumentState>> {
+  const { rows } = await db.query<DocumentState>(
+    `SELECT id, path, size::float8 AS size, mtime_ms, sha256, status, chunker FROM documents WHERE collection_id = $1`,
+    [collectionId],
+  )
+  return new Map(rows.map((r) => [r.path, r]))
+}
+
+/** Removes a document's chunks and takes them out of the BM25 statistics (inside a transaction). */
+async function removeChunks(tx: Queryable, documentId: string, collectionId: string): Promise<void> {
+  await tx.query(
+    `UPDATE term_stats t SET df = t.df - s.c
+       FROM (SELECT u.lexeme, count(*)::int AS c FROM chunks ch, unnest(ch.tsv) u
+              WHERE ch.document_id = $1 GROUP BY u.lexeme) s
+      WHERE t.collection_id = $2 AND t.lexeme = s.lexeme`,
+    [documentId, collectionId],
+  )
+  await tx.query(
+    `UPDATE collections SET
+        chunk_count = chunk_count - (SELECT count(*) FROM chunks WHERE document_id = $1),
+        total_len = total_len - (SELECT coalesce(sum(lex_len), 0) FROM chunks WHERE document_id = $1)
+      WHERE id = $2`,
+    [documentId, collectionId],
+  )
+  await tx.query('DELETE FROM chunks WHERE document_id = $1', [documentId])
+}
+
+const INSERT_BATCH = 100
+
+async function insertChunks(tx: Queryable, doc: DocumentRow, chunks: ChunkRow[]): Promise<void> {
+  for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
+    const batch = chunks.slice(start, start + INSERT_BATCH)
+    const params: unknown[] = []
+    const values: string[] = []
+    for (const c of batch) {
+      const p = params.length
+      params.push(
+        c.id, doc.id, doc.collectionId, doc.path, c.ordinal, c.heading, doc.version, doc.kind,
+        c.pageStart, c.pageEnd, c.text, c.embedHash, c.tokenCount, c.lexLen, c.exactTerms,
+        c.embedding ? toVectorLiteral(c.embedding) : null, c.embedding ? c.embeddingModel : null,
+      )
+      const ph = Array.from({ length: 17 }, (_, i) => `$${p + i + 1}`)
+      ph[14] = `${ph[14]}::text[]`
+      ph[15] = `${ph[15]}::vector`
+      values.push(`(${ph.join(', ')})`)
+    }
+    await tx.query(
+      `INSERT INTO chunks (id, document_id, collection_id, path, ordinal, heading, version, kind,
+         page_start, page_end, text, embed_hash, token_count, lex_len, exact_terms, embedding, embedding_model)
+       VALUES ${values.join(', ')}`,
+      params,
+    )
+  }
+  await tx.query(
+    `INSERT INTO term_stats (collection_id, lexeme, df)
+       SELECT $2, u.lexeme, count(*)::int FROM chunks ch, unnest(ch.tsv) u
+        WHERE ch.document_id = $1 GROUP BY u.lexeme
+     ON CONFLICT (collection_id, lexeme) DO UPDATE SET df = term_stats.df + excluded.df`,
+    [doc.id, doc.collectionId],
+  )
+  await tx.query(
+    `UPDATE collections SET
+        chunk_count = chunk_count + (SELECT count(*) FROM chunks WHERE document_id = $1),
+        total_len = total_len + (SELECT coalesce(sum(lex_len), 0) FROM chunks WHERE document_id = $1)
+      WHERE id = $2`,
+    [doc.id, doc.collectionId],
+  )
+}
+
+/** Replaces a document and all its chunks atomically: a shorter new version leaves no stale chunks. */
+export async function replaceDocument(db: Db, doc: DocumentRow, chunks: ChunkRow[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    await removeChunks(tx, doc.id, doc.collectionId)
+    await tx.query(
+      `INSERT INTO documents (id, collection_id, path, size, mtime_ms, sha256, status, error, version, kind,
+                              title, page_count, chunker, chunk_count, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'indexed', NULL, $7, $8, $9, $10, $11, $12, now())
+       ON CONFLICT (id) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, sha256 = excluded.sha256,
+         status = 'indexed', error = NULL, version = excluded.version, kind = excluded.kind, title = excluded.title,
+         page_count = excluded.page_count, chunker = excluded.chunker, chunk_count = excluded.chunk_count,
+         updated_at = now()`,
+      [doc.id, doc.collectionId, doc.path, doc.size, doc.mtimeMs, doc.sha256, doc.version, doc.kind,
+       doc.title, doc.pageCount, doc.chunker, chunks.length],
+    )
+    await insertChunks(tx, doc, chunks)
+  })
+}
+
+/**
+ * Records that a file could not be imported and why. Chunks from an earlier successful import are
+ * kept (a transient permission error must not lose what was indexed); the error is shown beside them.
+ */
+export async function markFailed(
+  db: Queryable,
+  d: { id: string; collectionId: string; path: string; size: number; mtimeMs: number; error: string },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO documents (id, collection_id, path, size, mtime_ms, status, error, updated_at)
+     VALUES ($1, $2, $3, $4, $5, 'failed', $6, now())
+     ON CONFLICT (id) DO UPDATE SET status = 'failed', error = excluded.error, size = excluded.size,
+       mtime_ms = excluded.mtime_ms, updated_at = now()`,
+    [d.id, d.collectionId, d.path, d.size, d.mtimeMs, d.error],
+  )
+}
+
+/** Unchanged content with a new modification time: remember the time so the next sync skips the read. */
+export async function touchDocument(db: Queryable, id: string, mtimeMs: number): Promise<void> {
+  await db.query('UPDATE documents SET mtime_ms = $2 WHERE id = $1', [id, mtimeMs])
+}
+
+export async function deleteDocument(db: Db, documentId: string, collectionId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await removeChunks(tx, documentId, collectionId)
+    await tx.query('DELETE FROM documents WHERE id = $1', [documentId])
+  })
+}
+
+export async function markSynced(db: Queryable, collectionId: string): Promise<void> {
+  await db.query('UPDATE collections SET last_sync_at = now() WHERE id = $1', [collectionId])
+  // Lexemes no longer in any chunk of the collection would only slow down IDF look-ups.
+  await db.query('DELETE FROM term_stats WHERE collection_id = $1 AND df <= 0', [collectionId])
+}
+
+/** Embeddings already computed for these texts by this model (identical text is embedded once). */
+export async function cachedEmbeddings(db: Queryable, modelId: string, hashes: string[]): Promise<Map<string, Float32Array>> {
+  const out = new Map<string, Float32Array>()
+  if (hashes.length === 0) return out
+  const { rows } = await db.query<{ embed_hash: string; embedding: string }>(
+    `SELECT embed_hash, embedding::text AS embedding FROM embedding_cache WHERE model_id = $1 AND embed_hash = ANY($2::text[])`,
+    [modelId, hashes],
+  )
+  for (const r of rows) out.set(r.embed_hash, parseVector(r.embedding))
+  return out
+}
+
+export async function storeEmbeddings(db: Queryable, modelId: string, items: { hash: string; embedding: Float32Array }[]): Promise<void> {
+  for (let start = 0; start < items.length; start += 200) {
+    const batch = items.slice(start, start + 200)
+    const params: unknown[] = [modelId]
+    const values = batch.map((it) => {
+      params.push(it.hash, toVectorLiteral(it.embedding))
+      return `($1, $${params.length - 1}, $${params.length}::vector)`
+    })
+    await db.query(
+      `INSERT INTO embedding_cache (model_id, embed_hash, embedding) VALUES ${values.join(', ')}
+       ON CONFLICT (model_id, embed_hash) DO NOTHING`,
+      params,
+    )
+  }
+}
+
+export function parseVector(text: string): Float32Array {
+  const inner = text.trim().replace(/^\[|\]$/g, '')
+  if (!inner) return new Float32Array(0)
+  return Float32Array.from(inner.split(',').map(Number))
+}

@@ -1,0 +1,196 @@
+import { z } from 'zod'
+import { Scope, SearchMode, SearchResult } from './search'
+
+/**
+ * The one contract between the renderer and the engine, in the style of Actual Budget's handler
+ * maps: every invokable method with the zod schemas of its input and output, and every pushed
+ * event with its payload schema. The preload, the main-process relay, the engine host and the
+ * browser e2e stand-in all derive their types and runtime validation from these maps, so a
+ * channel cannot exist on one side only.
+ *
+ * Plain data only; no Node, Electron or DOM imports.
+ */
+
+const Id = z.string().min(1).max(200)
+const ShortText = z.string().max(4000)
+
+export const CollectionInfo = z.object({
+  id: z.string(),
+  root: z.string(),
+  documents: z.number().int(),
+  failed: z.number().int(),
+  chunks: z.number().int(),
+  embedded: z.number().int(),
+  versions: z.array(z.string()),
+  last_sync_at: z.string().nullable(),
+})
+export type CollectionInfo = z.infer<typeof CollectionInfo>
+
+export const FileIssue = z.object({ path: z.string(), reason: z.string() })
+
+export const ImportProgress = z.object({
+  jobId: z.string(),
+  phase: z.enum(['scanning', 'importing', 'embedding', 'pruning', 'done', 'cancelled']),
+  collection: z.string(),
+  filesTotal: z.number(),
+  filesDone: z.number(),
+  currentFile: z.string().nullable(),
+  imported: z.number(),
+  unchanged: z.number(),
+  failed: z.number(),
+  skipped: z.number(),
+  chunksWritten: z.number(),
+  textsEmbedded: z.number(),
+  bytesTotal: z.number(),
+  bytesDone: z.number(),
+  elapsedMs: z.number(),
+  etaMs: z.number().nullable(),
+})
+export type ImportProgress = z.infer<typeof ImportProgress>
+
+export const ImportReport = z.object({
+  collection: z.string(),
+  root: z.string(),
+  files_seen: z.number(),
+  imported: z.number(),
+  unchanged: z.number(),
+  skipped: z.number(),
+  failed: z.array(FileIssue),
+  skipped_files: z.array(FileIssue),
+  pruned: z.number(),
+  chunks_total: z.number(),
+  chunks_written: z.number(),
+  texts_embedded: z.number(),
+  cancelled: z.boolean(),
+  notices: z.array(z.string()),
+  ms: z.number(),
+})
+export type ImportReport = z.infer<typeof ImportReport>
+
+export const JobRef = z.object({ jobId: z.string() })
+
+export const SearchRequest = z.object({
+  query: z.string().min(1).max(2000),
+  scope: Scope,
+  mode: SearchMode.default('hybrid'),
+  rerank: z.boolean().default(true),
+  k: z.number().int().min(1).max(50).default(10),
+})
+
+/** A document opened at a cited passage. Content is raw text or HTML-from-Markdown that the renderer sanitizes before display. */
+export const SourceView = z.object({
+  chunk_id: z.string(),
+  collection: z.string(),
+  path: z.string(),
+  format: z.enum(['markdown', 'html', 'text', 'pdf', 'docx']),
+  heading: z.string(),
+  version: z.string().nullable(),
+  page: z.number().int().nullable(),
+  page_end: z.number().int().nullable(),
+  /** The passage to highlight, exactly as stored. */
+  passage: z.string(),
+  /** Document text (markdown/text/html) for non-PDF formats; null for PDF. */
+  content: z.string().nullable(),
+  /** PDF bytes, base64, for pdf.js in the renderer; null otherwise. */
+  pdf_base64: z.string().nullable(),
+})
+export type SourceView = z.infer<typeof SourceView>
+
+export const ModelRole = z.enum(['embedding', 'reranker', 'llm'])
+
+export const ModelStatus = z.object({
+  role: ModelRole,
+  installed: z.boolean(),
+  active: z.string().nullable(),
+  name: z.string().nullable(),
+  sizeBytes: z.number().nullable(),
+  source: z.enum(['download', 'import', 'fixture']).nullable(),
+  problem: z.string().nullable(),
+})
+
+export const ModelProgress = z.object({
+  jobId: z.string(),
+  role: ModelRole,
+  file: z.string(),
+  bytesDone: z.number(),
+  bytesTotal: z.number(),
+  bytesPerSecond: z.number(),
+  etaSeconds: z.number().nullable(),
+})
+
+export const Settings = z.object({
+  searchOnly: z.boolean().default(false),
+  defaultVersion: z.string().default('latest'),
+  theme: z.enum(['system', 'light', 'dark']).default('system'),
+})
+export type Settings = z.infer<typeof Settings>
+/**
+ * A change to some settings. Absent fields stay as they are: unlike `Settings.partial()`, whose
+ * fields keep their defaults (zod 4 fills them in), so a one-field change would reset the others.
+ */
+export const SettingsPatch = z
+  .object({ searchOnly: z.boolean(), defaultVersion: z.string().max(64), theme: z.enum(['system', 'light', 'dark']) })
+  .partial()
+
+/** Invokable methods: name -> input and output schemas. */
+export const InvokeMap = {
+  'collections.list': { input: z.object({}), output: z.array(CollectionInfo) },
+  'collections.import': { input: z.object({ folder: z.string().min(1).max(4096), collection: Id.optional() }), output: JobRef },
+  'collections.resync': { input: z.object({ collection: Id }), output: JobRef },
+  'collections.remove': { input: z.object({ collection: Id }), output: z.object({ removed: z.boolean() }) },
+  'collections.failures': { input: z.object({ collection: Id }), output: z.array(FileIssue) },
+  'jobs.cancel': { input: JobRef, output: z.object({ cancelled: z.boolean() }) },
+  search: { input: SearchRequest, output: SearchResult },
+  ask: { input: z.object({ question: z.string().min(1).max(4000), threadId: Id.optional(), scope: Scope, searchOnly: z.boolean().optional() }), output: z.object({ requestId: z.string() }) },
+  'ask.cancel': { input: z.object({ requestId: Id }), output: z.object({ cancelled: z.boolean() }) },
+  'threads.list': { input: z.object({}), output: z.array(z.object({ id: z.string(), title: z.string(), updated_at: z.string() })) },
+  'threads.get': { input: z.object({ threadId: Id }), output: z.unknown() },
+  'threads.delete': { input: z.object({ threadId: Id }), output: z.object({ deleted: z.boolean() }) },
+  'trace.get': { input: z.object({ traceId: Id }), output: z.unknown() },
+  'source.open': { input: z.object({ chunkId: Id }), output: SourceView },
+  'models.status': { input: z.object({}), output: z.array(ModelStatus) },
+  'models.download': { input: z.object({ role: ModelRole }), output: JobRef },
+  'models.import': { input: z.object({ path: z.string().min(1).max(4096), role: ModelRole.optional() }), output: ModelStatus },
+  'models.setActive': { input: z.object({ role: ModelRole, name: z.string().min(1).max(300) }), output: z.array(ModelStatus) },
+  'settings.get': { input: z.object({}), output: Settings },
+  'settings.set': { input: SettingsPatch, output: Settings },
+  'app.info': {
+    input: z.object({}),
+    output: z.object({ version: z.string(), dataDir: z.string(), modelsDir: z.string(), hardware: z.string() }),
+  },
+} as const
+
+/** Events pushed from the engine to the renderer: name -> payload schema. */
+export const EventMap = {
+  'import.progress': ImportProgress,
+  'import.done': z.object({ jobId: z.string(), report: ImportReport.nullable(), error: z.string().nullable() }),
+  'ask.event': z.object({ requestId: z.string(), event: z.unknown() }),
+  'models.progress': ModelProgress,
+  'models.done': z.object({ jobId: z.string(), role: ModelRole, error: z.string().nullable() }),
+  'collections.changed': z.object({ collection: z.string() }),
+} as const
+
+export type InvokeName = keyof typeof InvokeMap
+export type InvokeInput<K extends InvokeName> = z.input<(typeof InvokeMap)[K]['input']>
+export type InvokeOutput<K extends InvokeName> = z.output<(typeof InvokeMap)[K]['output']>
+export type EventName = keyof typeof EventMap
+export type EventPayload<E extends EventName> = z.output<(typeof EventMap)[E]>
+
+/** Errors cross process boundaries as data, never as thrown exceptions. */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: { message: string; code?: string } }
+
+/** What the preload exposes as `window.docent`. */
+export interface DocentApi {
+  invoke<K extends InvokeName>(name: K, input: InvokeInput<K>): Promise<Result<InvokeOutput<K>>>
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void
+  /** The filesystem path of a dropped folder (Electron's webUtils.getPathForFile), '' when unknown. */
+  pathForFile(file: File): string
+  /** Opens a folder picker in the main process; null when cancelled. */
+  pickFolder(): Promise<string | null>
+  /** Opens a document in the system's default app, after the main process checks it is indexed. */
+  openExternal(chunkId: string): Promise<Result<null>>
+}
+
+export function isInvokeName(name: unknown): name is InvokeName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(InvokeMap, name)
+}

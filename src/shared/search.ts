@@ -1,0 +1,63 @@
+import { z } from 'zod'
+
+/**
+ * Data shapes that cross process boundaries (engine <-> CLI, MCP, renderer). Plain data only:
+ * no Node, Electron or DOM imports here, so every process can load this file.
+ */
+
+export const VersionSelector = z.union([z.literal('all'), z.literal('latest'), z.string().min(1).max(64)])
+export type VersionSelector = z.infer<typeof VersionSelector>
+
+export const SearchMode = z.enum(['keyword', 'vector', 'hybrid'])
+export type SearchMode = z.infer<typeof SearchMode>
+
+/** Where to search: some collections (empty = all) and a version selector applied to every retriever alike. */
+export const Scope = z.object({
+  collections: z.array(z.string().min(1).max(200)).max(100).default([]),
+  version: VersionSelector.default('all'),
+})
+export type Scope = z.infer<typeof Scope>
+
+/** Each score under its true name; null where that stage did not run or did not return the chunk. */
+export const HitScores = z.object({
+  keyword_rank: z.number().int().nullable(),
+  vector_rank: z.number().int().nullable(),
+  /** BM25 score of the keyword retriever (not normalised). */
+  bm25: z.number().nullable(),
+  /** Reciprocal-rank-fusion score, sum of 1/(60 + rank) over retrievers. */
+  rrf: z.number().nullable(),
+  /** Cosine similarity between query and chunk embeddings, in [-1, 1]. */
+  cosine: z.number().nullable(),
+  /** Raw cross-encoder score (a logit, not a probability). */
+  reranker: z.number().nullable(),
+})
+export type HitScores = z.infer<typeof HitScores>
+
+export const SearchHit = z.object({
+  chunk_id: z.string(),
+  collection: z.string(),
+  path: z.string(),
+  /** Heading breadcrumb joined with " > ". */
+  heading: z.string(),
+  version: z.string().nullable(),
+  /** Source kind label, e.g. "Specification" or "Guide". */
+  kind: z.string().nullable(),
+  /** First page of the chunk in paged documents, else null. */
+  page: z.number().int().nullable(),
+  page_end: z.number().int().nullable(),
+  text: z.string(),
+  scores: HitScores,
+})
+export type SearchHit = z.infer<typeof SearchHit>
+
+export const SearchResult = z.object({
+  mode: SearchMode,
+  rerank: z.boolean(),
+  /** True when a stage could not run (no embedding model, reranker missing) and results came from what was left. */
+  degraded: z.boolean(),
+  /** Why degraded, in words a person understands. */
+  notices: z.array(z.string()),
+  results: z.array(SearchHit),
+  timings_ms: z.record(z.string(), z.number()),
+})
+export type SearchResult = z.infer<typeof SearchResult>

@@ -1,0 +1,17 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** Repository root, from this file's location. */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+/** The MCP docs corpus shipped beside the repository (../shared/corpora/mcp-docs). */
+export const mcpCorpus = path.resolve(repoRoot, '../shared/corpora/mcp-docs')
+export const fixtureModels = path.join(repoRoot, 'test-fixtures/models')
+export const goldenQuestions = path.join(repoRoot, 'evals/datasets/mcp-docs/questions.jsonl')
+
+/** A real temporary directory, removed by the returned cleanup. */
+export async function tempDir(prefix = 'docent-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix))
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}

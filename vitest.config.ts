@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config'
+import react from '@vitejs/plugin-react'
+
+// Unit and integration tests: next to the code (*.test.ts / *.test.tsx). Renderer component tests
+// opt into jsdom with a `// @vitest-environment jsdom` docblock. Fault tests and e2e have their own
+// commands (test:faults, test:e2e) because they kill processes or drive a browser.
+export default defineConfig({
+  plugins: [react()],
+  test: {
+    include: ['src/**/*.test.{ts,tsx}', 'evals/**/*.test.ts', 'e2e/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/*.faults.test.ts'],
+    environment: 'node',
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+})
