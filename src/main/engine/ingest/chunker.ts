@@ -34,7 +34,7 @@ export interface ChunkOptions {
   overlapTokens: number
 }
 
-export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxTokens: 256, overlapTokens: 32 }
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxTokens: 400, overlapTokens: 40 }
 
 export interface Chunk {
   /** Title + heading chain, e.g. ["Transports", "Streamable HTTP"]. */
@@ -48,7 +48,7 @@ export interface Chunk {
 }
 
 export function chunkerSignature(counter: TokenCounter, opts: ChunkOptions = DEFAULT_CHUNK_OPTIONS): string {
-  return `chunker-v1;max=${opts.maxTokens};overlap=${opts.overlapTokens};tok=${counter.id}`
+  return `chunker-v2;max=${opts.maxTokens};overlap=${opts.overlapTokens};tok=${counter.id}`
 }
 
 /** The text given to the embedding model for a chunk: its breadcrumb line, then its text. */
@@ -119,6 +119,33 @@ function tailForOverlap(text: string, overlapTokens: number, counter: TokenCount
   return tail.trim()
 }
 
+/**
+ * Headings of level 4 and deeper are minor subdivisions (a parameter, an example) that would
+ * otherwise make tiny chunks which match few query words. They are folded into their nearest
+ * ancestor section of level 1-3, their heading kept as a line of text; the section is then split
+ * by size like any other.
+ */
+export const FOLD_LEVEL = 3
+
+export function foldDeepSections(sections: ParsedDocument['sections']): ParsedDocument['sections'] {
+  const out: ParsedDocument['sections'] = []
+  for (const section of sections) {
+    const anchor = out[out.length - 1]
+    const isDescendant =
+      anchor !== undefined &&
+      anchor.headings.length < section.headings.length &&
+      anchor.headings.every((h, i) => section.headings[i] === h)
+    if (section.level > FOLD_LEVEL && anchor && isDescendant && anchor.level <= FOLD_LEVEL) {
+      const extra = section.headings.slice(anchor.headings.length).join(' > ')
+      const page = section.blocks[0]?.page
+      anchor.blocks.push({ kind: 'paragraph', text: extra, ...(page !== undefined ? { page } : {}) }, ...section.blocks)
+      continue
+    }
+    out.push({ ...section, blocks: [...section.blocks] })
+  }
+  return out
+}
+
 export function chunkDocument(
   doc: ParsedDocument,
   counter: TokenCounter,
@@ -128,7 +155,7 @@ export function chunkDocument(
   const ordinals = new Map<string, number>()
   const title = doc.title?.trim() || null
 
-  for (const section of doc.sections) {
+  for (const section of foldDeepSections(doc.sections)) {
     const headings = section.headings.map((h) => h.trim()).filter(Boolean)
     const breadcrumb = title && headings[0] !== title ? [title, ...headings] : headings
     const crumbTokens = breadcrumb.length ? counter.count(breadcrumb.join(' > ')) + 2 : 0

@@ -3,13 +3,25 @@ import { extractExactTerms } from './exact-terms'
 import { type ResolvedScope, scopeSql } from './scope'
 
 /**
- * Keyword retrieval: the GIN full-text index finds candidates (any query lexeme, OR-ed), and the
- * candidates are ranked by Okapi BM25 with IDF from term statistics kept in the store. Postgres'
- * own ts_rank is not used: measured on the MCP docs it found the right section far less often
- * than BM25 (DESIGN.md). Breadcrumb occurrences (weight A) count double (a BM25F-style boost).
+ * Keyword retrieval: the GIN full-text index finds candidates, and the candidates are ranked by
+ * Okapi BM25 with IDF from term statistics kept in the store. Postgres' own ts_rank is not used:
+ * measured on the MCP docs it found the right section far less often than BM25 (DESIGN.md,
+ * docs/adr/0002). Breadcrumb occurrences (weight A) count double (a BM25F-style boost).
+ *
+ * Two statements: the first turns the query into lexemes with their IDF (a handful of rows), the
+ * second selects candidates through the GIN index with a literal tsquery and scores them. Split
+ * this way the planner sees the real tsquery and the real lexeme list, and uses the index.
  */
 
 export const BM25 = { k1: 1.2, b: 0.75, headingWeight: 2.0 } as const
+
+/**
+ * Candidates come from the rarest query lexemes, adding commoner ones while their postings stay
+ * within this budget (always at least the rarest). A chunk that matches only the most common words
+ * of a question is rarely its answer, and scoring every chunk that contains "server" would make each
+ * query read most of the corpus. Every query lexeme still counts in the score of each candidate.
+ */
+export const CANDIDATE_POSTINGS_BUDGET = 2000
 
 export interface KeywordHit {
   chunk_id: string
@@ -17,52 +29,84 @@ export interface KeywordHit {
   bm25: number
 }
 
-export async function retrieveKeyword(
-  db: Queryable,
-  query: string,
-  scope: ResolvedScope,
-  limit: number,
-): Promise<KeywordHit[]> {
-  if (scope.collections.length === 0 || !query.trim()) return []
-  const exact = extractExactTerms(query)
-  const s = scopeSql(scope, 'c', 4)
-  const { rows } = await db.query<{ id: string; score: number }>(
+export interface QueryTerm {
+  lexeme: string
+  df: number
+  idf: number
+}
+
+/** The query's lexemes (English stemming, as at index time, plus exact tokens) with document frequency and IDF. */
+export async function queryTerms(db: Queryable, query: string, collections: string[]): Promise<{ terms: QueryTerm[]; n: number; avgdl: number }> {
+  const { rows } = await db.query<{ lexeme: string; df: number; n: number; avgdl: number }>(
     `WITH q AS (
         SELECT DISTINCT lexeme FROM (
           SELECT u.lexeme FROM unnest(to_tsvector('english', $1)) u
           UNION SELECT unnest($2::text[])
         ) l
      ),
-     tsq AS (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS query FROM q),
      stats AS (
-        SELECT sum(chunk_count)::float8 AS n, greatest(sum(total_len)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
-          FROM collections WHERE id = ANY($5::text[])
-     ),
-     idf AS (
-        SELECT q.lexeme,
-               ln(1 + (stats.n - coalesce(sum(t.df), 0) + 0.5) / (coalesce(sum(t.df), 0) + 0.5)) AS idf
-          FROM q CROSS JOIN stats
-          LEFT JOIN term_stats t ON t.lexeme = q.lexeme AND t.collection_id = ANY($5::text[])
-         GROUP BY q.lexeme, stats.n
-     ),
-     cand AS (
-        SELECT c.id, c.tsv, c.lex_len FROM chunks c, tsq
-         WHERE tsq.query IS NOT NULL AND c.tsv @@ tsq.query AND ${s.sql}
+        SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
+               greatest(sum(total_len)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
+          FROM collections WHERE id = ANY($3::text[])
      )
-     SELECT cand.id,
-            sum(idf.idf * (m.tf * ($3 + 1)) / (m.tf + $3 * (1 - ${BM25.b} + ${BM25.b} * cand.lex_len / stats.avgdl)))::float8 AS score
-       FROM cand
-       CROSS JOIN stats
+     SELECT q.lexeme, coalesce(sum(t.df), 0)::float8 AS df, stats.n, stats.avgdl
+       FROM q CROSS JOIN stats
+       LEFT JOIN term_stats t ON t.lexeme = q.lexeme AND t.collection_id = ANY($3::text[])
+      GROUP BY q.lexeme, stats.n, stats.avgdl`,
+    [query, extractExactTerms(query), collections],
+  )
+  const n = Number(rows[0]?.n ?? 0)
+  const avgdl = Number(rows[0]?.avgdl ?? 1)
+  const terms = rows
+    .map((r) => {
+      const df = Number(r.df)
+      return { lexeme: r.lexeme, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) }
+    })
+    .filter((t) => t.df > 0)
+    .sort((a, b) => a.df - b.df || a.lexeme.localeCompare(b.lexeme))
+  return { terms, n, avgdl }
+}
+
+/** Lexemes that select candidates: rarest first, within the postings budget. */
+export function selectiveTerms(terms: QueryTerm[], budget = CANDIDATE_POSTINGS_BUDGET): QueryTerm[] {
+  const out: QueryTerm[] = []
+  let postings = 0
+  for (const t of terms) {
+    if (out.length > 0 && postings + t.df > budget) break
+    out.push(t)
+    postings += t.df
+  }
+  return out
+}
+
+export function toTsqueryLiteral(lexemes: string[]): string {
+  return lexemes.map((l) => "'" + l.replace(/\\/g, '\\\\').replace(/'/g, "''") + "'").join(' | ')
+}
+
+export async function retrieveKeyword(db: Queryable, query: string, scope: ResolvedScope, limit: number): Promise<KeywordHit[]> {
+  if (scope.collections.length === 0 || !query.trim()) return []
+  const { terms, avgdl } = await queryTerms(db, query, scope.collections)
+  if (terms.length === 0) return []
+  const selective = selectiveTerms(terms)
+  const s = scopeSql(scope, 'c', 5)
+  const { rows } = await db.query<{ id: string; score: number }>(
+    `WITH qt AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS t(lexeme, idf))
+     SELECT c.id,
+            sum(qt.idf * (m.tf * (${BM25.k1} + 1)) / (m.tf + ${BM25.k1} * (1 - ${BM25.b} + ${BM25.b} * c.lex_len / $4::float8)))::float8 AS score
+       FROM chunks c
        CROSS JOIN LATERAL (
           SELECT u.lexeme,
-                 coalesce((SELECT sum(CASE w WHEN 'A' THEN ${BM25.headingWeight} ELSE 1.0 END) FROM unnest(u.weights) w), 1.0) AS tf
-            FROM unnest(cand.tsv) u
-       ) m
-       JOIN idf ON idf.lexeme = m.lexeme
-      GROUP BY cand.id
-      ORDER BY score DESC, cand.id
-      LIMIT $4`,
-    [query, exact, BM25.k1, limit, ...s.params],
+                 (coalesce(cardinality(u.positions), 0)
+                  + ${BM25.headingWeight - 1} * coalesce(cardinality(array_positions(u.weights, 'A')), 0))::float8 AS tf0
+            FROM unnest(c.tsv) u WHERE u.lexeme = ANY($2::text[])
+       ) m0
+       CROSS JOIN LATERAL (SELECT m0.lexeme, greatest(m0.tf0, 1.0) AS tf) m
+       JOIN qt ON qt.lexeme = m.lexeme
+      WHERE c.tsv @@ $1::tsquery AND ${s.sql}
+      GROUP BY c.id
+      ORDER BY score DESC, c.id
+      LIMIT $5`,
+    [toTsqueryLiteral(selective.map((t) => t.lexeme)), terms.map((t) => t.lexeme), terms.map((t) => t.idf), avgdl, limit, ...s.params],
   )
   return rows.map((r, i) => ({ chunk_id: r.id, rank: i + 1, bm25: Number(r.score) }))
 }

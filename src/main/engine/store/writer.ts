@@ -172,6 +172,9 @@ export async function markSynced(db: Queryable, collectionId: string): Promise<v
   await db.query('UPDATE collections SET last_sync_at = now() WHERE id = $1', [collectionId])
   // Lexemes no longer in any chunk of the collection would only slow down IDF look-ups.
   await db.query('DELETE FROM term_stats WHERE collection_id = $1 AND df <= 0', [collectionId])
+  // Planner statistics: without them the full-text GIN index looks no better than a scan. A server
+  // runs autovacuum; embedded PGlite does not, so the engine analyzes after each sync.
+  await db.exec('ANALYZE chunks; ANALYZE term_stats; ANALYZE documents')
 }
 
 /** Embeddings already computed for these texts by this model (identical text is embedded once). */
