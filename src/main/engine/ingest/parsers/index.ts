@@ -1,0 +1,81 @@
+import type { ParsedDocument, ParserFn } from '../types'
+import { ParseError } from '../types'
+import { parseDocx } from './docx'
+import { decodeHtml, parseHtml, parseHtmlString } from './html'
+import { parseMarkdown, parseMarkdownString } from './markdown'
+import { parsePdf } from './pdf'
+import { parseText, parseTextString } from './text'
+import { checkText } from './textcheck'
+
+export { checkText } from './textcheck'
+export { parseDocx, parseHtml, parseMarkdown, parsePdf, parseText }
+
+type Format = 'markdown' | 'text' | 'html' | 'pdf' | 'docx'
+
+const BY_EXTENSION: Record<string, Format> = {
+  '.md': 'markdown',
+  '.mdx': 'markdown',
+  '.markdown': 'markdown',
+  '.txt': 'text',
+  '.text': 'text',
+  '.rst': 'text',
+  '.html': 'html',
+  '.htm': 'html',
+  '.pdf': 'pdf',
+  '.docx': 'docx',
+}
+
+/** File extensions (lower case, with the dot) that Docent can read. */
+export const SUPPORTED_EXTENSIONS: readonly string[] = Object.freeze(Object.keys(BY_EXTENSION))
+
+const PARSERS: Record<Format, ParserFn> = {
+  markdown: parseMarkdown,
+  text: parseText,
+  html: parseHtml,
+  pdf: parsePdf,
+  docx: parseDocx,
+}
+
+function extensionOf(relativePath: string): string {
+  const base = relativePath.replace(/\\/g, '/').split('/').pop() ?? ''
+  const dot = base.lastIndexOf('.')
+  return dot > 0 ? base.slice(dot).toLowerCase() : ''
+}
+
+function formatOf(relativePath: string): Format | null {
+  return BY_EXTENSION[extensionOf(relativePath)] ?? null
+}
+
+/** The parser for a file, by extension; null when the type is not supported. */
+export function parserFor(relativePath: string): ParserFn | null {
+  const f = formatOf(relativePath)
+  return f ? PARSERS[f] : null
+}
+
+/**
+ * Parse a file's bytes. Text formats are checked first (valid UTF-8, or UTF-16 with a BOM; no NUL
+ * bytes; a UTF-8 BOM is stripped). Every failure is a ParseError whose message says what is wrong.
+ */
+export async function parseFile(bytes: Uint8Array, relativePath: string): Promise<ParsedDocument> {
+  const format = formatOf(relativePath)
+  if (!format) {
+    const ext = extensionOf(relativePath)
+    throw new ParseError(ext ? `unsupported file type (${ext})` : 'unsupported file type (no extension)')
+  }
+  try {
+    switch (format) {
+      case 'markdown':
+        return parseMarkdownString(checkText(bytes), relativePath)
+      case 'text':
+        return parseTextString(checkText(bytes))
+      case 'html':
+        return parseHtmlString(decodeHtml(bytes))
+      default:
+        return await PARSERS[format](bytes, relativePath)
+    }
+  } catch (e) {
+    if (e instanceof ParseError) throw e
+    // A parser bug or a library failure on odd input: still a readable reason, never a crash.
+    throw new ParseError(`could not read the file: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}

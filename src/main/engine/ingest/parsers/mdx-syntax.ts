@@ -1,0 +1,249 @@
+/**
+ * Small, bounded scanners for the JSX/HTML bits of Markdown and MDX: tags with attributes
+ * (including multi-line tags and `{expression}` values), comments, and `{...}` expressions. Every
+ * scan has a length limit, so malformed input cannot make parsing quadratic.
+ */
+
+export type AttrValue = string | true
+
+export interface ScannedTag {
+  kind: 'open' | 'close' | 'self' | 'comment' | 'expr' | 'decl'
+  /** Tag name as written ('' for fragments, comments and expressions). */
+  name: string
+  attrs: Record<string, AttrValue>
+  start: number
+  /** Index just past the construct. */
+  end: number
+}
+
+const NAME_START = /[A-Za-z]/
+const NAME_CHAR = /[\w.:-]/
+
+/** Index just past the `}` matching the `{` at s[i], or -1 (unbalanced or longer than limit). */
+export function skipExpression(s: string, i: number, limit = 20_000): number {
+  let depth = 0
+  const max = Math.min(s.length, i + limit)
+  let j = i
+  while (j < max) {
+    const c = s[j]!
+    if (c === '{') depth++
+    else if (c === '}') {
+      depth--
+      if (depth === 0) return j + 1
+    } else if (c === '"' || c === "'" || c === '`') {
+      const close = s.indexOf(c, j + 1)
+      if (close === -1 || close >= max) return -1
+      j = close
+    } else if (c === '/' && s[j + 1] === '*') {
+      const close = s.indexOf('*/', j + 2)
+      if (close === -1 || close >= max) return -1
+      j = close + 1
+    }
+    j++
+  }
+  return -1
+}
+
+/** If the `{...}` expression is a plain string or number literal, its value. */
+export function literalValue(expr: string): string | null {
+  const t = expr.trim()
+  const m = /^(["'`])([\s\S]*)\1$/.exec(t)
+  if (m && !m[2]!.includes(m[1]!)) return m[2]!
+  if (/^-?\d+(\.\d+)?$/.test(t)) return t
+  return null
+}
+
+/**
+ * Scan a tag, comment, declaration or (when allowExpr) `{expression}` starting at s[pos].
+ * Returns null when the text there is not one (e.g. "a < b", "<3").
+ */
+export function scanTag(s: string, pos: number, limit = 4000, allowExpr = false): ScannedTag | null {
+  const c0 = s[pos]
+  if (c0 === '{') {
+    if (!allowExpr) return null
+    const end = skipExpression(s, pos, limit)
+    if (end === -1) return null
+    const inner = s.slice(pos + 1, end - 1).trim()
+    return { kind: inner.startsWith('/*') && inner.endsWith('*/') ? 'comment' : 'expr', name: inner, attrs: {}, start: pos, end }
+  }
+  if (c0 !== '<') return null
+  const max = Math.min(s.length, pos + limit)
+  if (s.startsWith('<!--', pos)) {
+    const close = s.indexOf('-->', pos + 4)
+    if (close === -1 || close + 3 > max) return null
+    return { kind: 'comment', name: '', attrs: {}, start: pos, end: close + 3 }
+  }
+  if (s[pos + 1] === '!' || s[pos + 1] === '?') {
+    if (!/[A-Za-z[]/.test(s[pos + 2] ?? '') && s[pos + 1] === '!') return null
+    const close = s.indexOf('>', pos + 2)
+    if (close === -1 || close >= max) return null
+    return { kind: 'decl', name: '', attrs: {}, start: pos, end: close + 1 }
+  }
+  let i = pos + 1
+  let closing = false
+  if (s[i] === '/') {
+    closing = true
+    i++
+  }
+  if (s[i] === '>') {
+    return { kind: closing ? 'close' : 'open', name: '', attrs: {}, start: pos, end: i + 1 }
+  }
+  if (!NAME_START.test(s[i] ?? '')) return null
+  const nameStart = i
+  while (i < max && NAME_CHAR.test(s[i]!)) i++
+  const name = s.slice(nameStart, i)
+  if (closing) {
+    while (i < max && /\s/.test(s[i]!)) i++
+    if (s[i] !== '>') return null
+    return { kind: 'close', name, attrs: {}, start: pos, end: i + 1 }
+  }
+  const attrs: Record<string, AttrValue> = {}
+  for (;;) {
+    const before = i
+    while (i < max && /\s/.test(s[i]!)) i++
+    if (i >= max) return null
+    const c = s[i]!
+    if (c === '>') return { kind: 'open', name, attrs, start: pos, end: i + 1 }
+    if (c === '/' && s[i + 1] === '>') return { kind: 'self', name, attrs, start: pos, end: i + 2 }
+    if (c === '{') {
+      const e = skipExpression(s, i, max - i)
+      if (e === -1) return null
+      i = e
+      continue
+    }
+    if (i === before) return null // attributes must be separated by whitespace
+    const an = i
+    while (i < max && !/[\s=/>{}"'<]/.test(s[i]!)) i++
+    if (i === an) return null
+    const attrName = s.slice(an, i)
+    let j = i
+    while (j < max && /\s/.test(s[j]!)) j++
+    if (s[j] !== '=') {
+      attrs[attrName] = true
+      continue
+    }
+    j++
+    while (j < max && /\s/.test(s[j]!)) j++
+    const q = s[j]
+    if (q === '"' || q === "'") {
+      const close = s.indexOf(q, j + 1)
+      if (close === -1 || close >= max) return null
+      attrs[attrName] = s.slice(j + 1, close)
+      i = close + 1
+    } else if (q === '{') {
+      const e = skipExpression(s, j, max - j)
+      if (e === -1) return null
+      const lit = literalValue(s.slice(j + 1, e - 1))
+      if (lit !== null) attrs[attrName] = lit
+      i = e
+    } else {
+      const vs = j
+      while (j < max && !/[\s>"'=<`]/.test(s[j]!)) j++
+      if (j === vs) return null
+      attrs[attrName] = s.slice(vs, j)
+      i = j
+    }
+  }
+}
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  ensp: ' ',
+  emsp: ' ',
+  thinsp: ' ',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  laquo: '«',
+  raquo: '»',
+  bull: '•',
+  middot: '·',
+  times: '×',
+  divide: '÷',
+  deg: '°',
+  plusmn: '±',
+  larr: '←',
+  rarr: '→',
+  uarr: '↑',
+  darr: '↓',
+  harr: '↔',
+  rArr: '⇒',
+  lArr: '⇐',
+  le: '≤',
+  ge: '≥',
+  ne: '≠',
+  check: '✓',
+  sect: '§',
+  para: '¶',
+  euro: '€',
+  pound: '£',
+  yen: '¥',
+  cent: '¢',
+  ast: '*',
+  lowbar: '_',
+  grave: '`',
+  verbar: '|',
+  vert: '|',
+  lbrace: '{',
+  rbrace: '}',
+  lcub: '{',
+  rcub: '}',
+  lsqb: '[',
+  rsqb: ']',
+  num: '#',
+  excl: '!',
+  quest: '?',
+  colon: ':',
+  semi: ';',
+  comma: ',',
+  period: '.',
+  sol: '/',
+  bsol: '\\',
+  Hat: '^',
+  dollar: '$',
+  percnt: '%',
+  equals: '=',
+  plus: '+',
+}
+
+/** Decode one entity at s[i] ('&'); returns [text, end] or null. */
+export function decodeEntityAt(s: string, i: number): [string, number] | null {
+  const m = /^&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z][A-Za-z0-9]{1,31});/.exec(s.slice(i, i + 40))
+  if (!m) return null
+  const body = m[1]!
+  let text: string | undefined
+  if (body[0] === '#') {
+    const cp = body[1] === 'x' || body[1] === 'X' ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10)
+    text = cp > 0 && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) ? String.fromCodePoint(cp) : '\ufffd'
+  } else text = NAMED_ENTITIES[body]
+  if (text === undefined) return null
+  return [text, i + m[0].length]
+}
+
+export function decodeEntities(s: string): string {
+  if (!s.includes('&')) return s
+  let out = ''
+  let last = 0
+  let i = s.indexOf('&')
+  while (i !== -1) {
+    const d = decodeEntityAt(s, i)
+    if (d) {
+      out += s.slice(last, i) + d[0]
+      last = d[1]
+      i = s.indexOf('&', last)
+    } else i = s.indexOf('&', i + 1)
+  }
+  return out + s.slice(last)
+}
