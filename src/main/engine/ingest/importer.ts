@@ -64,6 +64,8 @@ export interface ImportReport {
   cancelled: boolean
   notices: string[]
   ms: number
+  /** Where the time went, in ms: listing files, reading, parsing, chunking, embedding (model calls only), writing. */
+  timings: { walk: number; read: number; parse: number; chunk: number; embed: number; write: number }
 }
 
 export interface ImportOptions {
@@ -100,6 +102,15 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
   const notices: string[] = []
   const failed: WalkIssue[] = []
   let embedder = opts.embedder
+  const timings = { walk: 0, read: 0, parse: 0, chunk: 0, embed: 0, write: 0 }
+  const timed = async <T>(key: keyof typeof timings, fn: () => Promise<T> | T): Promise<T> => {
+    const t0 = performance.now()
+    try {
+      return await fn()
+    } finally {
+      timings[key] += performance.now() - t0
+    }
+  }
 
   const progress: ImportProgress = {
     phase: 'scanning', collection, filesTotal: 0, filesDone: 0, currentFile: null, imported: 0, unchanged: 0,
@@ -118,11 +129,11 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
   emit(true)
 
   await upsertCollection(db, collection, root, opts.kinds ? { kinds: opts.kinds } : {})
-  const walk = await walkFolder(root, {
+  const walk = await timed('walk', () => walkFolder(root, {
     isSupported: (rel) => parserFor(rel) !== null,
     maxBytes: maxBytesFor,
     ...(opts.signal ? { signal: opts.signal } : {}),
-  })
+  }))
   failed.push(...walk.failed)
   progress.filesTotal = walk.files.length
   progress.skipped = walk.skipped.length
@@ -147,7 +158,7 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
         await embedInto(db, embedder, batch, opts.signal, (n) => {
           progress.textsEmbedded += n
           emit()
-        })
+        }, (ms) => (timings.embed += ms))
       } catch (err) {
         if (opts.signal?.aborted) throw err
         // The model failed (out of memory, broken file): keep importing text; vector search waits.
@@ -158,7 +169,7 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
       progress.phase = 'importing'
     }
     for (const p of batch) {
-      await replaceDocument(db, p.doc, p.chunks)
+      await timed('write', () => replaceDocument(db, p.doc, p.chunks))
       progress.imported++
       progress.chunksWritten += p.chunks.length
     }
@@ -185,7 +196,7 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
       }
       let bytes: Uint8Array
       try {
-        bytes = await readFile(file.absolutePath)
+        bytes = await timed('read', () => readFile(file.absolutePath))
       } catch (err) {
         const reason = describeFsError(err)
         failed.push({ relativePath: file.relativePath, reason })
@@ -204,9 +215,10 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
         continue
       }
       try {
-        const parsed = await parseFile(bytes, file.relativePath)
+        const parsed = await timed('parse', () => parseFile(bytes, file.relativePath))
         const version = detectVersion(file.relativePath, parsed.meta)
         const kind = detectKind(file.relativePath, opts.kinds)
+        const t0 = performance.now()
         const chunks = chunkDocument(parsed, opts.tokenCounter, DEFAULT_CHUNK_OPTIONS)
         const rows: ChunkRow[] = []
         const texts: string[] = []
@@ -228,6 +240,7 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
             embeddingModel: null,
           })
         }
+        timings.chunk += performance.now() - t0
         pending.push({
           doc: {
             id: docId, collectionId: collection, path: file.relativePath, size: file.size, mtimeMs: file.mtimeMs,
@@ -291,11 +304,19 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
     cancelled,
     notices,
     ms: Date.now() - started,
+    timings: Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v)])) as ImportReport['timings'],
   }
 }
 
 /** Fills the embeddings of pending chunks: cache hits first, the model only for new text. */
-async function embedInto(db: Db, embedder: EmbedderLike, batch: PendingDoc[], signal: AbortSignal | undefined, onEmbedded: (n: number) => void): Promise<void> {
+async function embedInto(
+  db: Db,
+  embedder: EmbedderLike,
+  batch: PendingDoc[],
+  signal: AbortSignal | undefined,
+  onEmbedded: (n: number) => void,
+  onModelMs: (ms: number) => void,
+): Promise<void> {
   const all: { row: ChunkRow; text: string }[] = []
   for (const p of batch) p.chunks.forEach((row, i) => all.push({ row, text: p.texts[i]! }))
   const cached = await cachedEmbeddings(db, embedder.id, [...new Set(all.map((a) => a.row.embedHash))])
@@ -303,7 +324,9 @@ async function embedInto(db: Db, embedder: EmbedderLike, batch: PendingDoc[], si
   for (const a of all) if (!cached.has(a.row.embedHash)) missing.set(a.row.embedHash, a.text)
   if (missing.size > 0) {
     const hashes = [...missing.keys()]
+    const t0 = performance.now()
     const vectors = await embedder.embedDocuments([...missing.values()], signal)
+    onModelMs(performance.now() - t0)
     const fresh = hashes.map((hash, i) => ({ hash, embedding: vectors[i]! }))
     await storeEmbeddings(db, embedder.id, fresh)
     for (const f of fresh) cached.set(f.hash, f.embedding)
