@@ -1,0 +1,380 @@
+/**
+ * Chat LLM wrapper over node-llama-cpp 3.21 (llama.cpp) for GGUF models in `<models>/llm/`.
+ *
+ * - One shared `Llama` binding per GPU mode, loaded with `build: 'never'`: only the prebuilt
+ *   binaries shipped in the @node-llama-cpp/* packages are used, never a source build (the
+ *   package's install script does not run under npm 11, and nothing may be downloaded).
+ * - One context per loaded model, sized by node-llama-cpp from the model's training context
+ *   and free memory, capped (default 8192 tokens).
+ * - Every call gets a fresh context sequence and chat session, disposed afterwards, so no
+ *   state leaks between calls; calls on one model are serialised.
+ * - `generateJson` constrains decoding with a GBNF grammar built from a JSON schema. Grammars
+ *   do not enforce numeric ranges, lengths or patterns: callers must validate `parsed`.
+ */
+import { createHash } from 'node:crypto'
+import { open, stat } from 'node:fs/promises'
+import path from 'node:path'
+import os from 'node:os'
+import { getLlama, LlamaChatSession, LlamaLogLevel, resolveChatWrapper } from 'node-llama-cpp'
+import type { ChatWrapper, GbnfJsonSchema, Llama, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp'
+import { errorMessage, isAbortError, ModelLoadError } from './errors'
+
+export type StopReason = 'eos' | 'maxTokens' | 'abort'
+
+export interface GenerateTextArgs {
+  system: string
+  user: string
+  /** Upper bound on generated tokens (default 1024). */
+  maxTokens?: number
+  /** Sampling temperature; 0 (the default) is greedy and deterministic. */
+  temperature?: number
+  /** Sampling seed, used when temperature > 0. */
+  seed?: number
+  /** Called with each decoded text chunk as it is generated. */
+  onToken?: (text: string) => void
+  /** Aborting stops generation; the call then resolves with what was generated and stopReason 'abort'. */
+  signal?: AbortSignal
+}
+
+export interface GenerateJsonArgs extends GenerateTextArgs {
+  /** JSON schema (the subset node-llama-cpp's GBNF converter supports). */
+  schema: object
+}
+
+export interface GenerateResult {
+  /** The generated text, verbatim. */
+  raw: string
+  /** `JSON.parse(raw)`, or undefined when it does not parse (or for generateText). */
+  parsed: unknown
+  /** Prompt tokens evaluated (system + user + chat template). */
+  tokensIn: number
+  tokensOut: number
+  stopReason: StopReason
+}
+
+export interface ChatModelInfo {
+  /** GPU backend in use ('cuda', 'vulkan', 'metal') or false for CPU only. */
+  gpu: string | false
+  contextSize: number
+  trainContextSize: number
+  threads: number
+}
+
+export interface ChatModel {
+  /** `llm/<file name>@<12 hex fingerprint>` (size + first 4 MiB + last 1 MiB, so multi-GB files load fast). */
+  id: string
+  info: ChatModelInfo
+  /** The chat format node-llama-cpp matched to the GGUF's template (e.g. 'ChatMLChatWrapper', 'Llama3_1ChatWrapper'). */
+  chatFormat: string
+  /** Tokens of this model's tokenizer (no BOS). */
+  countTokens(text: string): number
+  generateJson(args: GenerateJsonArgs): Promise<GenerateResult>
+  generateText(args: GenerateTextArgs): Promise<GenerateResult>
+  dispose(): Promise<void>
+}
+
+export interface ChatModelOptions {
+  /** 'auto' (default) uses CUDA/Vulkan/Metal when a working prebuilt binary and device exist; false forces CPU. */
+  gpu?: 'auto' | false
+  /** Upper bound on the context size (default 8192); node-llama-cpp picks the largest that fits memory and the model. */
+  contextSize?: number
+  /** CPU threads for evaluation (default: the machine's math cores, `llama.cpuMathCores`; 1 for tiny test models). */
+  threads?: number
+}
+
+const DEFAULT_CONTEXT_CAP = 8192
+const DEFAULT_MAX_TOKENS = 1024
+
+// ---------------------------------------------------------------------------------------------
+// Shared llama.cpp binding and its log
+
+type LogSink = (level: LlamaLogLevel, message: string) => void
+const logSinks = new Set<LogSink>()
+
+function onLlamaLog(level: LlamaLogLevel, message: string): void {
+  if (logSinks.size > 0) {
+    for (const sink of logSinks) sink(level, message)
+    return
+  }
+  if (level === LlamaLogLevel.error || level === LlamaLogLevel.fatal || level === LlamaLogLevel.warn) {
+    console.warn(`[llama.cpp] ${message.trimEnd()}`)
+  }
+}
+
+/** Runs `fn` while collecting llama.cpp error/warning lines, which are returned instead of printed. */
+async function withCapturedLog<T>(fn: () => Promise<T>): Promise<{ value?: T; error?: unknown; log: string[] }> {
+  const log: string[] = []
+  const sink: LogSink = (level, message) => {
+    if (level === LlamaLogLevel.error || level === LlamaLogLevel.fatal || level === LlamaLogLevel.warn) {
+      log.push(message.trim())
+    }
+  }
+  logSinks.add(sink)
+  try {
+    return { value: await fn(), log }
+  } catch (error) {
+    // llama.cpp's log lines reach JS through a thread-safe callback and can arrive after the
+    // rejection: wait until they stop coming (at most ~250 ms) so the error can quote them.
+    for (let i = 0, seen = -1; i < 10 && seen !== log.length; i++) {
+      seen = log.length
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    return { error, log }
+  } finally {
+    logSinks.delete(sink)
+  }
+}
+
+const llamas = new Map<string, Promise<Llama>>()
+
+function sharedLlama(gpu: 'auto' | false): Promise<Llama> {
+  const key = String(gpu)
+  let p = llamas.get(key)
+  if (!p) {
+    p = getLlama({
+      gpu,
+      build: 'never',
+      skipDownload: true,
+      progressLogs: false,
+      logLevel: LlamaLogLevel.warn,
+      logger: onLlamaLog,
+      // node-llama-cpp defaults to max(cpuMathCores, 4) threads on CPU, which oversubscribes a
+      // 2-core machine; the per-context `threads` below decides the real count.
+      maxThreads: Math.max(1, os.availableParallelism()),
+    })
+    p.catch(() => llamas.delete(key))
+    llamas.set(key, p)
+  }
+  return p
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {}): Promise<ChatModel> {
+  const abs = path.resolve(ggufPath)
+  await checkGgufFile(abs)
+  const gpu = opts.gpu ?? 'auto'
+  const cap = Math.max(256, Math.floor(opts.contextSize ?? DEFAULT_CONTEXT_CAP))
+
+  let llama: Llama
+  try {
+    llama = await sharedLlama(gpu)
+  } catch (err) {
+    throw new ModelLoadError(abs, `cannot start llama.cpp (prebuilt binary) to load ${abs}: ${errorMessage(err)}`, {
+      cause: err,
+    })
+  }
+
+  const loaded = await withCapturedLog(() => llama.loadModel({ modelPath: abs, gpuLayers: gpu === false ? 0 : 'auto' }))
+  if (!loaded.value) {
+    throw new ModelLoadError(abs, `cannot load ${abs}: ${describeLoadFailure(loaded.error, loaded.log)}`, {
+      cause: loaded.error,
+    })
+  }
+  const model: LlamaModel = loaded.value
+
+  const threads = Math.max(1, Math.floor(opts.threads ?? defaultThreads(llama, model)))
+  const ctx = await withCapturedLog(() =>
+    model.createContext({ contextSize: { max: cap }, sequences: 1, threads: { ideal: threads, min: 1 } }),
+  )
+  if (!ctx.value) {
+    await model.dispose().catch(() => undefined)
+    throw new ModelLoadError(abs, `cannot create a context for ${abs}: ${describeLoadFailure(ctx.error, ctx.log)}`, {
+      cause: ctx.error,
+    })
+  }
+  const context: LlamaContext = ctx.value
+  // Resolving the chat wrapper (matching the GGUF's Jinja template against known formats) takes
+  // ~0.3-1 s; LlamaChatSession would redo it for every session, so do it once here.
+  let chatWrapper: ChatWrapper
+  try {
+    chatWrapper = resolveChatWrapper(model)
+  } catch (err) {
+    await context.dispose().catch(() => undefined)
+    await model.dispose().catch(() => undefined)
+    throw new ModelLoadError(abs, `cannot resolve the chat template of ${abs}: ${errorMessage(err)}`, { cause: err })
+  }
+  const id = `llm/${path.basename(abs)}@${await fingerprint(abs)}`
+  const info: ChatModelInfo = {
+    gpu: llama.gpu === false ? false : String(llama.gpu),
+    contextSize: context.contextSize,
+    trainContextSize: model.trainContextSize,
+    threads,
+  }
+
+  const grammars = new Map<string, Promise<LlamaGrammar>>()
+  const grammarFor = (schema: object): Promise<LlamaGrammar> => {
+    const key = JSON.stringify(schema)
+    let g = grammars.get(key)
+    if (!g) {
+      // The schema is caller-supplied at run time; node-llama-cpp's types want a literal type.
+      g = llama.createGrammarForJsonSchema(schema as GbnfJsonSchema as never)
+      g.catch(() => grammars.delete(key))
+      if (grammars.size > 32) grammars.delete(grammars.keys().next().value as string)
+      grammars.set(key, g)
+    }
+    return g
+  }
+
+  let queue: Promise<unknown> = Promise.resolve()
+  let disposed = false
+  const serialised = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn)
+    queue = run.catch(() => undefined)
+    return run
+  }
+
+  const generate = (args: GenerateTextArgs, grammar: LlamaGrammar | undefined): Promise<GenerateResult> =>
+    serialised(async () => {
+      if (disposed) throw new Error(`chat model ${id} has been disposed`)
+      if (args.signal?.aborted) return { raw: '', parsed: undefined, tokensIn: 0, tokensOut: 0, stopReason: 'abort' }
+      const promptTokens = model.tokenize(args.system).length + model.tokenize(args.user).length
+      if (promptTokens >= context.contextSize) {
+        throw new Error(`prompt of ~${promptTokens} tokens does not fit the ${context.contextSize}-token context of ${id}`)
+      }
+      const sequence = context.getSequence()
+      const session = new LlamaChatSession({
+        contextSequence: sequence,
+        chatWrapper,
+        systemPrompt: args.system,
+        autoDisposeSequence: false,
+      })
+      const before = sequence.tokenMeter.getState()
+      let streamed = ''
+      try {
+        const temperature = args.temperature ?? 0
+        const res = await session.promptWithMeta(args.user, {
+          ...(grammar ? { grammar } : {}),
+          maxTokens: Math.max(1, Math.floor(args.maxTokens ?? DEFAULT_MAX_TOKENS)),
+          temperature,
+          ...(temperature > 0 && args.seed !== undefined ? { seed: args.seed } : {}),
+          ...(args.signal ? { signal: args.signal, stopOnAbortSignal: true } : {}),
+          onTextChunk: (text: string) => {
+            streamed += text
+            args.onToken?.(text)
+          },
+        })
+        const used = sequence.tokenMeter.diff(before)
+        const raw = res.responseText
+        return {
+          raw,
+          parsed: grammar ? tryParseJson(raw) : undefined,
+          tokensIn: used.usedInputTokens,
+          tokensOut: used.usedOutputTokens,
+          stopReason: mapStopReason(res.stopReason),
+        }
+      } catch (err) {
+        if (args.signal?.aborted && isAbortError(err)) {
+          const used = sequence.tokenMeter.diff(before)
+          return {
+            raw: streamed,
+            parsed: grammar ? tryParseJson(streamed) : undefined,
+            tokensIn: used.usedInputTokens,
+            tokensOut: used.usedOutputTokens,
+            stopReason: 'abort',
+          }
+        }
+        throw err
+      } finally {
+        session.dispose({ disposeSequence: false })
+        await sequence.dispose()
+      }
+    })
+
+  return {
+    id,
+    info,
+    chatFormat: chatWrapper.wrapperName ?? chatWrapper.constructor.name,
+    countTokens: (text: string) => model.tokenize(text).length,
+    generateJson: async (args) => generate(args, await grammarFor(args.schema)),
+    generateText: (args) => generate(args, undefined),
+    dispose: async () => {
+      if (disposed) return
+      disposed = true
+      await queue
+      await context.dispose()
+      await model.dispose()
+    },
+  }
+}
+
+/**
+ * The machine's math cores, except for tiny models (< 64 MiB, i.e. test fixtures), where
+ * per-token work is so small that thread synchronisation dominates: on the shared 2-core dev
+ * box the 0.4 MB fixture generated ~1 ms/token on 1 thread but 50-300 ms/token on 2 threads
+ * while other processes competed for the cores.
+ */
+function defaultThreads(llama: Llama, model: LlamaModel): number {
+  return model.size < 64 * 1024 * 1024 ? 1 : llama.cpuMathCores
+}
+
+function mapStopReason(reason: string): StopReason {
+  if (reason === 'maxTokens') return 'maxTokens'
+  if (reason === 'abort') return 'abort'
+  return 'eos' // eogToken, stopGenerationTrigger (chat template end / grammar done), customStopTrigger
+}
+
+function tryParseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return undefined
+  }
+}
+
+/** Fails early, with a clear message, on a missing, empty or non-GGUF file. */
+async function checkGgufFile(abs: string): Promise<void> {
+  let size: number
+  try {
+    const s = await stat(abs)
+    if (!s.isFile()) throw new ModelLoadError(abs, `LLM model path is not a file: ${abs}`)
+    size = s.size
+  } catch (err) {
+    if (err instanceof ModelLoadError) throw err
+    throw new ModelLoadError(abs, `LLM model file not found: ${abs}`, { missing: [path.basename(abs)], cause: err })
+  }
+  let fh: Awaited<ReturnType<typeof open>>
+  try {
+    fh = await open(abs, 'r')
+  } catch (err) {
+    throw new ModelLoadError(abs, `cannot read ${abs}: ${errorMessage(err)}`, { cause: err })
+  }
+  try {
+    const head = Buffer.alloc(4)
+    const { bytesRead } = await fh.read(head, 0, 4, 0)
+    if (size < 32 || bytesRead < 4 || head.toString('latin1') !== 'GGUF') {
+      throw new ModelLoadError(abs, `${abs} is not a GGUF model file (bad header, ${size} bytes)`)
+    }
+  } finally {
+    await fh.close()
+  }
+}
+
+function describeLoadFailure(err: unknown, log: readonly string[]): string {
+  const detail = log.filter((l) => l.length > 0)
+  const base = errorMessage(err)
+  return detail.length > 0 ? `${base} (llama.cpp: ${detail.join('; ')})` : base
+}
+
+async function fingerprint(abs: string): Promise<string> {
+  const HEAD = 4 * 1024 * 1024
+  const TAIL = 1024 * 1024
+  const { size } = await stat(abs)
+  const hash = createHash('sha256').update(`${size}\n`)
+  const fh = await open(abs, 'r')
+  try {
+    const headLen = Math.min(size, HEAD)
+    const head = Buffer.alloc(headLen)
+    await fh.read(head, 0, headLen, 0)
+    hash.update(head)
+    if (size > HEAD) {
+      const tailLen = Math.min(TAIL, size - HEAD)
+      const tail = Buffer.alloc(tailLen)
+      await fh.read(tail, 0, tailLen, size - tailLen)
+      hash.update(tail)
+    }
+  } finally {
+    await fh.close()
+  }
+  return hash.digest('hex').slice(0, 12)
+}
