@@ -10,6 +10,8 @@ import type { ImportProgress } from '../main/engine/ingest/importer'
 import { loadQuestions } from '../main/engine/eval/questions'
 import { evalRetrieval } from '../main/engine/eval/retrieval'
 import { formatTable } from './table'
+import { cmdAsk } from './ask'
+import { cmdEvalAnswers, cmdEvalCompare } from './eval-answers'
 
 /**
  * `docent` command line. Contract (DESIGN.md): with --json, stdout is exactly one JSON document;
@@ -21,8 +23,13 @@ class UsageError extends Error {}
 const USAGE = `Usage:
   docent ingest <folder> --collection <name> [--data <dir>] [--models <dir>] [--json]
   docent search "<query>" [--collection <name>] [--version <v>|all|latest] [--mode keyword|vector|hybrid] [--rerank] [-k <n>] [--data <dir>] [--json]
+  docent ask "<question>" [--collection <name>] [--version <v>|all|latest] [--data <dir>] [--models <dir>] [--json] [--search-only] [--thread <id>]
   docent collections [--data <dir>] [--json]
-  docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--rerank] [--data <dir>] [--json <out.json>]`
+  docent watch [--collection <name>...] [--data <dir>] [--models <dir>]
+  docent mcp [--data <dir>] [--models <dir>] [--allow-writes]
+  docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--rerank] [--data <dir>] [--json <out.json>]
+  docent eval answers --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
+  docent eval compare --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]`
 
 function fail(message: string): never {
   throw new UsageError(message)
@@ -156,6 +163,8 @@ async function cmdCollections(argv: string[]): Promise<void> {
 
 async function cmdEval(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv
+  if (sub === 'answers') return cmdEvalAnswers(rest)
+  if (sub === 'compare') return cmdEvalCompare(rest)
   if (sub !== 'retrieval') fail(`unknown eval "${sub ?? ''}"; try: docent eval retrieval --corpus <folder> --questions <file.jsonl>`)
   const { values } = parseArgs({
     args: rest,
@@ -207,8 +216,17 @@ export async function main(argv: string[]): Promise<number> {
       case 'search':
         await cmdSearch(rest)
         break
+      case 'ask':
+        await cmdAsk(rest)
+        break
       case 'collections':
         await cmdCollections(rest)
+        break
+      case 'watch':
+        await (await import('./watch')).cmdWatch(rest)
+        break
+      case 'mcp':
+        await (await import('./mcp')).cmdMcp(rest)
         break
       case 'eval':
         await cmdEval(rest)

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import type { Db } from './store/db'
 import { openPGlite } from './store/db'
 import { migrate } from './store/migrations'
@@ -12,6 +14,13 @@ import { activeModelPath, defaultDataDir, defaultModelsDir } from './paths'
 import type { Embedder } from './models/embedder'
 import type { Reranker } from './models/reranker'
 import type { Scope, SearchMode, SearchResult } from '../../shared/search'
+import type { AskRequest, AskResult } from '../../shared/answer'
+import type { ChatModelLike } from './answer/types'
+import { askWithEngine, type EngineAskOptions } from './answer/ask'
+import { AnswerStore, type StoredTrace } from './answer/store'
+import { unfinishedImports, type UnfinishedImport } from './ingest/jobs'
+import { modelFolderOf, readIndexModel, switchIndexModel, writeIndexModel, type SwitchProgress, type SwitchReport } from './ingest/embedding-switch'
+import { watchCollection, type CollectionWatch, type WatchOptions } from './watch/collection-watcher'
 
 export interface EngineOptions {
   /** Database folder; null for an in-memory database (tests). */
@@ -49,6 +58,15 @@ interface Loaded<T> {
   problem: string | null
 }
 
+/** A chunk with its place in the document, for reading a passage in context. */
+export interface PassageInContext {
+  passage: ChunkSource & { kind: string | null; position: number | null }
+  /** Chunks just before it in the same document, nearest last. */
+  previous: (ChunkSource & { kind: string | null; position: number | null })[]
+  /** Chunks just after it in the same document, nearest first. */
+  next: (ChunkSource & { kind: string | null; position: number | null })[]
+}
+
 /**
  * The engine: store, import, retrieval and models behind one object. It imports nothing from
  * Electron; the app runs it in a utility process, and the CLI, MCP server, evals and tests run it
@@ -57,6 +75,12 @@ interface Loaded<T> {
 export class Engine {
   private embedderP: Promise<Loaded<Embedder>> | null = null
   private rerankerP: Promise<Loaded<Reranker>> | null = null
+  private chatP: Promise<Loaded<ChatModelLike & { dispose(): unknown }>> | null = null
+  /** Writers (imports, watcher syncs, the embedding switch's last step) take turns: see exclusive(). */
+  private writeQueue: Promise<unknown> = Promise.resolve()
+  private readonly watches = new Map<string, CollectionWatch>()
+  /** Models replaced while a search may still hold them: freed at reload or close. */
+  private retired: { dispose(): unknown }[] = []
 
   private constructor(
     readonly db: Db,
@@ -76,21 +100,172 @@ export class Engine {
     return new Engine(db, opts.modelsDir ?? defaultModelsDir())
   }
 
-  /** The active embedding model, loaded once; null (with the reason) when none is installed or it fails to load. */
+  /**
+   * The embedding model the index answers with, loaded once; null (with the reason) when none is
+   * installed or it fails to load. Usually the selected one; after another model is selected it
+   * stays the one the index was built with (if still on disk) until switchEmbeddingModel()
+   * completes, so vector search never goes blind in between (ADR 0007).
+   */
   async embedder(): Promise<Loaded<Embedder>> {
     this.embedderP ??= (async () => {
       const dir = activeModelPath(this.modelsDir, 'embedding')
       if (!dir) return { model: null, problem: `no embedding model is installed in ${this.modelsDir}` }
       try {
-        const { loadEmbedder } = await import('./models/embedder')
+        // The model runs in a worker thread: its inference would otherwise stall searches meanwhile.
+        const { loadEmbedderThreaded: loadEmbedder } = await import('./models/embedder-thread')
+        const index = await readIndexModel(this.db)
+        const indexDir = index ? path.join(this.modelsDir, 'embedding', modelFolderOf(index.id)) : null
+        if (index && indexDir && indexDir !== dir && existsSync(indexDir)) {
+          const old = await loadEmbedder(indexDir).catch(() => null)
+          if (old && old.id === index.id) {
+            await ensureVectorIndex(this.db, old.id, old.dims)
+            return { model: old, problem: null }
+          }
+          await old?.dispose()
+        }
+        // The index model is this one, or gone (its vectors are re-embedded in place by the next import).
         const model = await loadEmbedder(dir)
         await ensureVectorIndex(this.db, model.id, model.dims)
+        if (index?.id !== model.id) await writeIndexModel(this.db, { id: model.id, dims: model.dims })
         return { model, problem: null }
       } catch (err) {
         return { model: null, problem: `the embedding model could not be loaded (${err instanceof Error ? err.message : String(err)})` }
       }
     })()
     return this.embedderP
+  }
+
+  /**
+   * The selected embedding model when it is not the one the index answers with (a switch is due),
+   * else null. Compares folders: the ids carry the folder name.
+   */
+  async embeddingSwitchPending(): Promise<{ from: string; to: string } | null> {
+    const dir = activeModelPath(this.modelsDir, 'embedding')
+    const { model } = await this.embedder()
+    if (!dir || !model || modelFolderOf(model.id) === path.basename(dir)) return null
+    return { from: model.id, to: path.basename(dir) }
+  }
+
+  /**
+   * Re-embeds the whole index with the selected embedding model beside the current vectors and
+   * switches to it in one transaction when complete (ADR 0007). Search keeps answering with the
+   * old model meanwhile. Cancelling keeps the old index; vectors built so far stay cached, so the
+   * next attempt resumes. Returns null when no switch is due.
+   */
+  async switchEmbeddingModel(opts: { signal?: AbortSignal; onProgress?: (p: SwitchProgress) => void } = {}): Promise<SwitchReport | null> {
+    const pending = await this.embeddingSwitchPending()
+    const dir = activeModelPath(this.modelsDir, 'embedding')
+    if (!pending || !dir) return null
+    // The model runs in a worker thread: its inference would otherwise stall searches meanwhile.
+        const { loadEmbedderThreaded: loadEmbedder } = await import('./models/embedder-thread')
+    const target = await loadEmbedder(dir)
+    let report: SwitchReport
+    try {
+      report = await switchIndexModel(this.db, target, {
+        from: pending.from,
+        exclusive: (fn) => this.exclusive(fn),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      })
+    } catch (err) {
+      await target.dispose()
+      throw err
+    }
+    if (!report.switched) {
+      await target.dispose()
+      return report
+    }
+    const old = await this.embedderP
+    if (old?.model) this.retired.push(old.model)
+    this.embedderP = Promise.resolve({ model: target, problem: null })
+    return report
+  }
+
+  /** Runs writers one at a time: PGlite has one connection, and a sync must not race an import of the same documents. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writeQueue.then(fn, fn)
+    this.writeQueue = run.catch(() => undefined)
+    return run
+  }
+
+  /**
+   * Imports whose last run did not finish (the process died, or it was cancelled or quit). Import
+   * the same folder into the same collection to resume: finished documents are skipped as
+   * unchanged and their embeddings come from the cache.
+   */
+  async unfinishedImports(): Promise<UnfinishedImport[]> {
+    return unfinishedImports(this.db)
+  }
+
+  /**
+   * Keeps a collection in step with its folder until stop(): a catch-up sync first, then one
+   * path-limited sync per burst of file changes (watch/). Watching a collection already watched
+   * returns the running watch.
+   */
+  async watch(collection: string, opts: WatchOptions = {}): Promise<CollectionWatch> {
+    const id = collectionSlug(collection)
+    const running = this.watches.get(id)
+    if (running) return running
+    const source = await this.collectionRoot(id)
+    if (!source) throw new Error(`there is no collection "${collection}"; import it first: docent ingest <folder> --collection ${collection}`)
+    if (!existsSync(source.root)) throw new Error(`the folder of collection "${id}" (${source.root}) is missing; reconnect the drive or import it again`)
+    const w = await watchCollection(
+      id,
+      source.root,
+      ({ paths, signal, onDocument }) =>
+        this.exclusive(async () => {
+          const { model: embedder } = await this.embedder()
+          return importFolder(this.db, source.root, {
+            collection: id,
+            embedder,
+            tokenCounter: await this.tokenCounter(),
+            signal,
+            onDocument,
+            ...(paths ? { onlyPaths: paths } : {}),
+            ...(source.kinds ? { kinds: source.kinds } : {}),
+          })
+        }),
+      opts,
+    )
+    const handle: CollectionWatch = {
+      ...w,
+      stop: async () => {
+        this.watches.delete(id)
+        await w.stop()
+      },
+    }
+    this.watches.set(id, handle)
+    return handle
+  }
+
+  /**
+   * A passage by chunk id with up to `around` chunks before and after it in the same document,
+   * in document order; null when the chunk is not in the index.
+   */
+  async passage(chunkId: string, around = 1): Promise<PassageInContext | null> {
+    type Row = ChunkSource & { kind: string | null; position: number | null; document_id: string; ordinal: number }
+    const cols = `ch.id AS chunk_id, ch.collection_id AS collection, c.root, ch.path, ch.heading, ch.version, ch.kind,
+                  ch.page_start, ch.page_end, ch.text, ch.position, ch.document_id, ch.ordinal`
+    const { rows } = await this.db.query<Row>(
+      `SELECT ${cols} FROM chunks ch JOIN collections c ON c.id = ch.collection_id WHERE ch.id = $1`,
+      [chunkId],
+    )
+    const hit = rows[0]
+    if (!hit) return null
+    const n = Math.max(0, Math.min(10, Math.floor(around)))
+    // Document order is the stored position; chunks written before it existed fall back to page, then heading and ordinal.
+    const { rows: doc } = await this.db.query<Row>(
+      `SELECT ${cols} FROM chunks ch JOIN collections c ON c.id = ch.collection_id WHERE ch.document_id = $1
+        ORDER BY ch.position NULLS LAST, ch.page_start NULLS FIRST, ch.heading, ch.ordinal, ch.id`,
+      [hit.document_id],
+    )
+    const i = doc.findIndex((r) => r.chunk_id === chunkId)
+    const strip = ({ document_id: _d, ordinal: _o, ...r }: Row) => r
+    return {
+      passage: strip(hit),
+      previous: doc.slice(Math.max(0, i - n), i).map(strip),
+      next: doc.slice(i + 1, i + 1 + n).map(strip),
+    }
   }
 
   async reranker(): Promise<Loaded<Reranker>> {
@@ -107,6 +282,44 @@ export class Engine {
     return this.rerankerP
   }
 
+  /** The active answer model (GGUF), loaded once; null (with the reason) when none is installed: ask then runs search-only. */
+  async chatModel(): Promise<Loaded<ChatModelLike & { dispose(): unknown }>> {
+    this.chatP ??= (async () => {
+      const file = activeModelPath(this.modelsDir, 'llm')
+      if (!file) return { model: null, problem: `no language model is installed in ${this.modelsDir}` }
+      try {
+        const { loadChatModel } = await import('./models/llm')
+        return { model: await loadChatModel(file), problem: null }
+      } catch (err) {
+        return { model: null, problem: `the language model could not be loaded (${err instanceof Error ? err.message : String(err)})` }
+      }
+    })()
+    return this.chatP
+  }
+
+  /**
+   * Forgets the loaded models of some roles (all by default) and frees them, so the next use loads
+   * what is active now (after a download, an import or a change of active model). Call it when no
+   * import or question is using them: the host waits for its jobs to finish first.
+   */
+  async reloadModels(roles: readonly ('embedding' | 'reranker' | 'llm')[] = ['embedding', 'reranker', 'llm']): Promise<void> {
+    const old: (Promise<Loaded<{ dispose(): unknown }>> | null)[] = []
+    if (roles.includes('embedding')) {
+      old.push(this.embedderP)
+      this.embedderP = null
+    }
+    if (roles.includes('reranker')) {
+      old.push(this.rerankerP)
+      this.rerankerP = null
+    }
+    if (roles.includes('llm')) {
+      old.push(this.chatP)
+      this.chatP = null
+    }
+    for (const loaded of await Promise.all(old)) await loaded?.model?.dispose()
+    for (const m of this.retired.splice(0)) await m.dispose()
+  }
+
   async tokenCounter(): Promise<TokenCounter> {
     const { model } = await this.embedder()
     if (!model) return approximateTokenCounter
@@ -119,19 +332,32 @@ export class Engine {
   ): Promise<ImportReport> {
     const name = opts.collection ?? folder.split(/[\\/]/).filter(Boolean).at(-1) ?? 'docs'
     const collection = collectionSlug(name)
-    const { model: embedder } = await this.embedder()
-    const report = await importFolder(this.db, folder, {
-      collection,
-      embedder,
-      tokenCounter: await this.tokenCounter(),
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-      ...(opts.kinds ? { kinds: opts.kinds } : {}),
+    // Another embedding model was selected: build its vectors beside the current ones and switch
+    // first, so this import chunks and embeds with the new model (mostly from the cache).
+    const sw = (await this.embeddingSwitchPending()) ? await this.switchEmbeddingModel(opts.signal ? { signal: opts.signal } : {}) : null
+    if (sw && !sw.switched) {
+      throw new Error(`the switch to embedding model ${sw.to} was cancelled; search still uses ${sw.from ?? 'the previous model'}. Import again to continue it`)
+    }
+    const report = await this.exclusive(async () => {
+      const { model: embedder } = await this.embedder()
+      const r = await importFolder(this.db, folder, {
+        collection,
+        embedder,
+        tokenCounter: await this.tokenCounter(),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        ...(opts.kinds ? { kinds: opts.kinds } : {}),
+      })
+      if (embedder && !r.cancelled) {
+        // Chunks imported before this model was installed (or whose model is gone) get embedded now.
+        const filled = await embedMissing(this.db, embedder, { collection, ...(opts.signal ? { signal: opts.signal } : {}) })
+        r.texts_embedded += filled.embedded
+      }
+      return r
     })
-    if (embedder && !report.cancelled) {
-      // Chunks imported before this model was installed (or by another model) get embedded now.
-      const filled = await embedMissing(this.db, embedder, { collection, ...(opts.signal ? { signal: opts.signal } : {}) })
-      report.texts_embedded += filled.embedded
+    if (sw) {
+      report.texts_embedded += sw.texts_embedded
+      report.notices.push(`Vector search switched to ${sw.to}: ${sw.texts_embedded} passages were re-embedded before the switch.`)
     }
     return report
   }
@@ -155,6 +381,16 @@ export class Engine {
       { mode, rerank: !!opts.rerank, k: opts.k ?? 10, ...(opts.signal ? { signal: opts.signal } : {}) },
     )
     return { ...result, scope_label: scope.label }
+  }
+
+  /** Answers a question from the collections in scope, with verified citations (answer/pipeline.ts). */
+  async ask(request: AskRequest, opts: EngineAskOptions = {}): Promise<AskResult> {
+    return askWithEngine(this, request, opts)
+  }
+
+  /** Everything recorded about one answer (retrieval ranks, gate, model output, verification, timings). */
+  async trace(id: string): Promise<StoredTrace | null> {
+    return new AnswerStore(this.db).trace(id)
   }
 
   async collections(): Promise<CollectionInfo[]> {
@@ -185,6 +421,7 @@ export class Engine {
    * Cached embeddings stay: they are keyed by text, not by collection. False when there was none.
    */
   async removeCollection(id: string): Promise<boolean> {
+    await this.watches.get(id)?.stop()
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: string }>('SELECT id FROM collections WHERE id = $1 FOR UPDATE', [id])
       if (rows.length === 0) return false
@@ -228,8 +465,10 @@ export class Engine {
   }
 
   async close(): Promise<void> {
-    const [e, r] = await Promise.all([this.embedderP, this.rerankerP])
-    await Promise.all([e?.model?.dispose(), r?.model?.dispose()])
+    await Promise.all([...this.watches.values()].map((w) => w.stop()))
+    await this.writeQueue
+    const [e, r, c] = await Promise.all([this.embedderP, this.rerankerP, this.chatP])
+    await Promise.all([e?.model?.dispose(), r?.model?.dispose(), c?.model?.dispose(), ...this.retired.splice(0).map((m) => m.dispose())])
     await this.db.close()
   }
 }

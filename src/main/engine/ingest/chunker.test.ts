@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { approximateTokenCounter, chunkDocument, type TokenCounter } from './chunker'
+import { approximateTokenCounter, chunkDocument, DEFAULT_CHUNK_OPTIONS, type TokenCounter } from './chunker'
 import type { ParsedDocument } from './types'
 
 const words = (n: number, w = 'word') => Array.from({ length: n }, (_, i) => `${w}${i}.`).join(' ')
@@ -64,7 +64,7 @@ describe('chunkDocument', () => {
   it('splits a single enormous line and never exceeds the budget with the approximate counter', () => {
     const chunks = chunkDocument(doc([{ headings: [], level: 0, blocks: [{ kind: 'paragraph', text: 'x'.repeat(200_000) }] }]), approximateTokenCounter)
     expect(chunks.length).toBeGreaterThan(10)
-    for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(256)
+    for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(DEFAULT_CHUNK_OPTIONS.maxTokens)
   })
 
   it('numbers ordinals per breadcrumb so an edit elsewhere keeps ids stable', () => {

@@ -19,8 +19,9 @@ import {
 import { extractExactTerms, countWords } from '../retrieve/exact-terms'
 import { type TokenCounter, chunkDocument, chunkerSignature, embeddingText, DEFAULT_CHUNK_OPTIONS } from './chunker'
 import { detectKind, detectVersion } from './versions'
-import { describeFsError, walkFolder, type WalkIssue } from './walk'
+import { describeFsError, normaliseRelativePaths, walkFolder, walkPaths, type WalkIssue } from './walk'
 import { parseFile, parserFor } from './parsers/index'
+import { finishImportJob, recordImportProgress, startImportJob } from './jobs'
 
 /** What the importer needs from an embedding model (see models/embedder.ts). */
 export interface EmbedderLike {
@@ -44,8 +45,19 @@ export interface ImportProgress {
   bytesTotal: number
   bytesDone: number
   elapsedMs: number
-  /** Estimated time left, from the bytes still to read at the rate so far; null until there is a rate. */
+  /**
+   * Estimated time left: the bytes still to go at the rate of the documents actually read since
+   * the import phase began (files skipped as unchanged by size and time do not count, or a resumed
+   * import would promise to end at once); null until there is a rate, 0 when done.
+   */
   etaMs: number | null
+}
+
+/** One document the import added, changed, removed or could not read (the watcher's change sets). */
+export interface DocumentChange {
+  path: string
+  change: 'added' | 'changed' | 'removed' | 'failed'
+  reason?: string
 }
 
 export interface ImportReport {
@@ -76,6 +88,13 @@ export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void
   /** Per-collection mapping from first path segment to a source kind label. */
   kinds?: Record<string, string>
+  /**
+   * Sync only these paths (relative to the folder; files or folders): each is imported, updated
+   * or, when gone, removed with anything under it; nothing else is looked at or pruned. For the
+   * folder watcher. Without it the whole folder is walked and documents no longer there are pruned.
+   */
+  onlyPaths?: readonly string[]
+  onDocument?: (change: DocumentChange) => void
 }
 
 const MB = 1024 * 1024
@@ -94,14 +113,42 @@ interface PendingDoc {
   texts: string[]
 }
 
+/**
+ * Imports (syncs) a folder into a collection. A full import is recorded as a job in import_jobs
+ * (jobs.ts) so that one stopped by a crash or a quit can be resumed: by importing again.
+ */
 export async function importFolder(db: Db, folder: string, opts: ImportOptions): Promise<ImportReport> {
-  const started = Date.now()
   const root = path.resolve(folder)
+  await upsertCollection(db, opts.collection, root, opts.kinds ? { kinds: opts.kinds } : {})
+  // A watcher's path sync is not a job: if it dies, the watcher's catch-up sync on start redoes it.
+  if (opts.onlyPaths) return syncFolder(db, root, opts, null)
+  const jobId = await startImportJob(db, opts.collection, root)
+  try {
+    const report = await syncFolder(db, root, opts, jobId)
+    await finishImportJob(db, jobId, report.cancelled ? 'cancelled' : 'done')
+    return report
+  } catch (err) {
+    await finishImportJob(db, jobId, 'failed', err instanceof Error ? err.message : String(err)).catch(() => undefined)
+    throw err
+  }
+}
+
+async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: string | null): Promise<ImportReport> {
+  const started = Date.now()
   const collection = opts.collection
   const signature = chunkerSignature(opts.tokenCounter)
   const notices: string[] = []
   const failed: WalkIssue[] = []
   let embedder = opts.embedder
+  const onlyPaths = opts.onlyPaths ? normaliseRelativePaths(opts.onlyPaths) : null
+  const onlySet = new Set(onlyPaths)
+  /** Whether this run may prune a stored document: any in a full sync, else the paths given and what is under them. */
+  const inScope = (rel: string): boolean => {
+    if (!onlyPaths || onlySet.has(rel)) return true
+    const segs = rel.split('/')
+    for (let i = 1; i < segs.length; i++) if (onlySet.has(segs.slice(0, i).join('/'))) return true
+    return false
+  }
   const timings = { walk: 0, read: 0, parse: 0, chunk: 0, embed: 0, write: 0 }
   const timed = async <T>(key: keyof typeof timings, fn: () => Promise<T> | T): Promise<T> => {
     const t0 = performance.now()
@@ -117,30 +164,37 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
     failed: 0, skipped: 0, chunksWritten: 0, textsEmbedded: 0, bytesTotal: 0, bytesDone: 0, elapsedMs: 0, etaMs: null,
   }
   let lastEmit = 0
+  // The rate counts only documents read since the import phase began (see ImportProgress.etaMs).
+  let workStarted = 0
+  let bytesWorked = 0
   const emit = (force = false) => {
     const now = Date.now()
     if (!force && now - lastEmit < 100) return
     lastEmit = now
     progress.elapsedMs = now - started
-    const rate = progress.bytesDone / Math.max(1, progress.elapsedMs)
-    progress.etaMs = progress.bytesDone > 0 && rate > 0 ? Math.round((progress.bytesTotal - progress.bytesDone) / rate) : null
+    const rate = bytesWorked / Math.max(1, now - workStarted)
+    progress.etaMs =
+      progress.phase === 'done' ? 0 : bytesWorked > 0 && rate > 0 ? Math.round((progress.bytesTotal - progress.bytesDone) / rate) : null
     opts.onProgress?.({ ...progress })
   }
   emit(true)
 
-  await upsertCollection(db, collection, root, opts.kinds ? { kinds: opts.kinds } : {})
-  const walk = await timed('walk', () => walkFolder(root, {
-    isSupported: (rel) => parserFor(rel) !== null,
+  const walkOptions = {
+    isSupported: (rel: string) => parserFor(rel) !== null,
     maxBytes: maxBytesFor,
     ...(opts.signal ? { signal: opts.signal } : {}),
-  }))
+  }
+  const walk = await timed('walk', () => (onlyPaths ? walkPaths(root, onlyPaths, walkOptions) : walkFolder(root, walkOptions)))
   failed.push(...walk.failed)
   progress.filesTotal = walk.files.length
   progress.skipped = walk.skipped.length
   progress.failed = failed.length
   progress.bytesTotal = walk.files.reduce((s, f) => s + f.size, 0)
   progress.phase = 'importing'
+  workStarted = Date.now()
   emit(true)
+  let lastJobUpdate = Date.now()
+  if (jobId) await recordImportProgress(db, jobId, 0, walk.files.length)
 
   const states = await documentStates(db, collection)
   const seen = new Set<string>([...walk.files.map((f) => f.relativePath), ...walk.skipped.map((s) => s.relativePath)])
@@ -164,7 +218,12 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
         // The model failed (out of memory, broken file): keep importing text; vector search waits.
         notices.push(`The embedding model failed (${err instanceof Error ? err.message : String(err)}); documents were imported for keyword search and will be embedded later.`)
         embedder = null
-        for (const p of batch) for (const c of p.chunks) (c.embedding = null), (c.embeddingModel = null)
+        for (const p of batch) {
+          for (const c of p.chunks) {
+            c.embedding = null
+            c.embeddingModel = null
+          }
+        }
       }
       progress.phase = 'importing'
     }
@@ -172,8 +231,13 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
       await timed('write', () => replaceDocument(db, p.doc, p.chunks))
       progress.imported++
       progress.chunksWritten += p.chunks.length
+      opts.onDocument?.({ path: p.doc.path, change: states.has(p.doc.path) ? 'changed' : 'added' })
     }
     emit()
+    if (jobId && Date.now() - lastJobUpdate > 1000) {
+      lastJobUpdate = Date.now()
+      await recordImportProgress(db, jobId, progress.filesDone, progress.filesTotal)
+    }
   }
 
   let cancelled = false
@@ -201,11 +265,13 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
         const reason = describeFsError(err)
         failed.push({ relativePath: file.relativePath, reason })
         await markFailed(db, { id: docId, collectionId: collection, path: file.relativePath, size: file.size, mtimeMs: file.mtimeMs, error: reason })
+        opts.onDocument?.({ path: file.relativePath, change: 'failed', reason })
         progress.failed++
         progress.filesDone++
         progress.bytesDone += file.size
         continue
       }
+      bytesWorked += file.size
       const sha = sha256Hex(bytes)
       if (upToDate && state.sha256 === sha) {
         await touchDocument(db, docId, file.mtimeMs)
@@ -254,6 +320,7 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
         const reason = err instanceof Error ? err.message : String(err)
         failed.push({ relativePath: file.relativePath, reason })
         await markFailed(db, { id: docId, collectionId: collection, path: file.relativePath, size: file.size, mtimeMs: file.mtimeMs, error: reason })
+        opts.onDocument?.({ path: file.relativePath, change: 'failed', reason })
         progress.failed++
       }
       progress.filesDone++
@@ -273,8 +340,9 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
     progress.phase = 'pruning'
     emit(true)
     for (const [p, state] of states) {
-      if (!seen.has(p)) {
+      if (!seen.has(p) && inScope(p)) {
         await deleteDocument(db, state.id, collection)
+        opts.onDocument?.({ path: p, change: 'removed' })
         pruned++
       }
     }
@@ -282,6 +350,7 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
   } else {
     notices.push('Import cancelled: documents finished so far are searchable; run it again to continue.')
   }
+  if (jobId) await recordImportProgress(db, jobId, progress.filesDone, progress.filesTotal)
 
   const { rows } = await db.query<{ n: number }>('SELECT chunk_count AS n FROM collections WHERE id = $1', [collection])
   progress.phase = cancelled ? 'cancelled' : 'done'

@@ -122,25 +122,96 @@ export async function walkFolder(root: string, opts: WalkOptions): Promise<WalkR
         result.skipped.push({ relativePath: rel, reason: 'not a regular file' })
         continue
       }
-      const posixRel = toPosix(rel)
-      if (!opts.isSupported(posixRel)) {
-        result.skipped.push({ relativePath: posixRel, reason: 'unsupported file type' })
-        continue
-      }
-      try {
-        const st = await stat(abs)
-        const limit = opts.maxBytes(posixRel)
-        if (st.size > limit) {
-          result.skipped.push({ relativePath: posixRel, reason: `larger than the ${formatBytes(limit)} limit for this type (${formatBytes(st.size)})` })
-          continue
-        }
-        result.files.push({ relativePath: posixRel, absolutePath: abs, size: st.size, mtimeMs: Math.floor(st.mtimeMs) })
-      } catch (err) {
-        result.failed.push({ relativePath: posixRel, reason: describeFsError(err) })
-      }
+      await addFile(result, toPosix(rel), abs, opts)
     }
   }
 
   await visit(rootReal, '')
+  return result
+}
+
+/** Sorts a regular file into files or skipped (type, size limit), as a full walk would. */
+async function addFile(result: WalkResult, posixRel: string, abs: string, opts: WalkOptions): Promise<void> {
+  if (!opts.isSupported(posixRel)) {
+    result.skipped.push({ relativePath: posixRel, reason: 'unsupported file type' })
+    return
+  }
+  try {
+    const st = await stat(abs)
+    const limit = opts.maxBytes(posixRel)
+    if (st.size > limit) {
+      result.skipped.push({ relativePath: posixRel, reason: `larger than the ${formatBytes(limit)} limit for this type (${formatBytes(st.size)})` })
+      return
+    }
+    result.files.push({ relativePath: posixRel, absolutePath: abs, size: st.size, mtimeMs: Math.floor(st.mtimeMs) })
+  } catch (err) {
+    result.failed.push({ relativePath: posixRel, reason: describeFsError(err) })
+  }
+}
+
+/** True for a relative path a full walk never enters or lists (a hidden or tool segment anywhere). */
+export function isIgnoredPath(relativePath: string): boolean {
+  return relativePath.split('/').some((seg) => seg.startsWith('.') || IGNORED_DIRS.has(seg))
+}
+
+/**
+ * Normalises relative paths given by a caller (a file watcher): POSIX separators, no "./", no
+ * empty or escaping paths ("..", absolute), no duplicates, and none inside another one given.
+ */
+export function normaliseRelativePaths(paths: readonly string[]): string[] {
+  const clean = new Set<string>()
+  for (const raw of paths) {
+    const p = path.posix.normalize(raw.split(path.sep).join('/')).replace(/^\.\/+/, '').replace(/\/+$/, '')
+    if (!p || p === '.' || p.startsWith('../') || p === '..' || path.posix.isAbsolute(p)) continue
+    clean.add(p)
+  }
+  // A folder given whole covers the paths inside it.
+  const insideAnother = (p: string) => {
+    const segs = p.split('/')
+    for (let i = 1; i < segs.length; i++) if (clean.has(segs.slice(0, i).join('/'))) return true
+    return false
+  }
+  return [...clean].filter((p) => !insideAnother(p)).sort()
+}
+
+export interface PathsWalkResult extends WalkResult {
+  /** Given paths that no longer exist: their documents, and any under them as a folder, are gone. */
+  gone: string[]
+}
+
+/**
+ * Lists only some paths of a folder (relative, POSIX): each is a file, a folder (walked like a
+ * full import) or gone. Hidden and tool paths are left out silently, as a full walk never lists
+ * what is inside them.
+ */
+export async function walkPaths(root: string, relativePaths: readonly string[], opts: WalkOptions): Promise<PathsWalkResult> {
+  const result: PathsWalkResult = { files: [], skipped: [], failed: [], gone: [] }
+  const rootReal = await realpath(root)
+  for (const rel of normaliseRelativePaths(relativePaths)) {
+    if (opts.signal?.aborted) break
+    if (isIgnoredPath(rel)) continue
+    const abs = path.join(rootReal, ...rel.split('/'))
+    let st
+    try {
+      st = await stat(abs)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException)?.code
+      if (code === 'ENOENT' || code === 'ENOTDIR') result.gone.push(rel)
+      else result.failed.push({ relativePath: rel, reason: describeFsError(err) })
+      continue
+    }
+    if (st.isDirectory()) {
+      const sub = await walkFolder(abs, opts)
+      const prefix = <T extends { relativePath: string }>(r: T): T => ({ ...r, relativePath: r.relativePath === '.' ? rel : `${rel}/${r.relativePath}` })
+      result.files.push(...sub.files.map(prefix))
+      result.skipped.push(...sub.skipped.map(prefix))
+      result.failed.push(...sub.failed.map(prefix))
+    } else if (st.isFile()) {
+      await addFile(result, rel, abs, opts)
+    } else {
+      result.skipped.push({ relativePath: rel, reason: 'not a regular file' })
+    }
+  }
+  result.files.sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0))
   return result
 }

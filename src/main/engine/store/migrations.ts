@@ -153,6 +153,30 @@ CREATE TABLE answer_cache (
 CREATE INDEX answer_cache_collections ON answer_cache USING gin (collections);
 `,
   },
+  {
+    version: 3,
+    name: 'import jobs (resumable imports), chunk position within its document',
+    sql: `
+-- One row per full import of a collection. A row still 'running' when the engine opens belongs to
+-- a process that died (crash, power loss): Engine.unfinishedImports() offers it for resuming.
+CREATE TABLE import_jobs (
+  id            text PRIMARY KEY,
+  collection_id text NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+  root          text NOT NULL,
+  state         text NOT NULL CHECK (state IN ('running', 'cancelled', 'done', 'failed')),
+  started_at    timestamptz NOT NULL DEFAULT now(),
+  finished_at   timestamptz,
+  files_total   integer,
+  files_done    integer NOT NULL DEFAULT 0,
+  error         text
+);
+CREATE INDEX import_jobs_collection ON import_jobs (collection_id, started_at);
+
+-- Order of the chunk in its document (0-based), for a passage's neighbours. The chunk id's
+-- ordinal only counts within one heading. NULL for chunks written before this migration.
+ALTER TABLE chunks ADD COLUMN position integer;
+`,
+  },
 ]
 
 export async function migrate(db: Db): Promise<number> {

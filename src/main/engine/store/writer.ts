@@ -85,21 +85,23 @@ async function insertChunks(tx: Queryable, doc: DocumentRow, chunks: ChunkRow[])
     const batch = chunks.slice(start, start + INSERT_BATCH)
     const params: unknown[] = []
     const values: string[] = []
-    for (const c of batch) {
+    batch.forEach((c, i) => {
       const p = params.length
       params.push(
         c.id, doc.id, doc.collectionId, doc.path, c.ordinal, c.heading, doc.version, doc.kind,
         c.pageStart, c.pageEnd, c.text, c.embedHash, c.tokenCount, c.lexLen, c.exactTerms,
         c.embedding ? toVectorLiteral(c.embedding) : null, c.embedding ? c.embeddingModel : null,
+        // Chunks arrive in document order: their index is the position a passage's neighbours use.
+        start + i,
       )
-      const ph = Array.from({ length: 17 }, (_, i) => `$${p + i + 1}`)
+      const ph = Array.from({ length: 18 }, (_, j) => `$${p + j + 1}`)
       ph[14] = `${ph[14]}::text[]`
       ph[15] = `${ph[15]}::vector`
       values.push(`(${ph.join(', ')})`)
-    }
+    })
     await tx.query(
       `INSERT INTO chunks (id, document_id, collection_id, path, ordinal, heading, version, kind,
-         page_start, page_end, text, embed_hash, token_count, lex_len, exact_terms, embedding, embedding_model)
+         page_start, page_end, text, embed_hash, token_count, lex_len, exact_terms, embedding, embedding_model, position)
        VALUES ${values.join(', ')}`,
       params,
     )

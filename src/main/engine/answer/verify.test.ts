@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest'
+import type { PromptPassage } from './prompt'
+import { answerNumbers, answerQuotes, inlineMarkers, verifyCitations } from './verify'
+
+const passages: PromptPassage[] = [
+  {
+    n: 1,
+    chunk_id: 'c1',
+    path: 'spec/2025-06-18/tools.md',
+    heading: 'Tools > Error Handling',
+    kind: 'Specification',
+    version: '2025-06-18',
+    page: null,
+    text: 'Unknown tools return JSON-RPC error -32602 (Invalid params).',
+  },
+  {
+    n: 2,
+    chunk_id: 'c2',
+    path: 'spec/2025-06-18/lifecycle.md',
+    heading: 'Lifecycle > Timeouts',
+    kind: 'Specification',
+    version: '2025-06-18',
+    page: null,
+    text: 'Implementations SHOULD set timeouts, for example 30 seconds, and send `notifications/cancelled`.',
+  },
+  {
+    n: 3,
+    chunk_id: 'c3',
+    path: 'docs/guide.md',
+    heading: 'Guide',
+    kind: 'Docs',
+    version: '2025-06-18',
+    page: null,
+    text: 'A friendly overview of the "ping" request.',
+  },
+]
+
+const ok = (answer: string, citations: number[], answerable = true) => ({ answerable, answer, citations, unanswered_parts: [] })
+const codes = (v: ReturnType<typeof verifyCitations>) => v.problems.map((p) => p.code)
+
+describe('verifyCitations', () => {
+  it('accepts a well-formed, fully cited answer', () => {
+    const v = verifyCitations(ok('Error -32602 means invalid params [1]. Set timeouts [2].', [1, 2]), passages)
+    expect(v.ok).toBe(true)
+    expect(v.problems).toEqual([])
+    expect(v.warnings).toEqual([])
+    expect(v.markers).toEqual([1, 2])
+  })
+
+  it('rejects a reply that is not the expected JSON object, accepts one that is', () => {
+    expect(codes(verifyCitations(null, passages))).toEqual(['invalid_reply'])
+    expect(codes(verifyCitations({ answer: 'x [1]' }, passages))).toEqual(['invalid_reply'])
+    expect(codes(verifyCitations({ answerable: true, answer: 'x [1]', citations: ['1'] }, passages))).toEqual(['invalid_reply'])
+    expect(verifyCitations({ answerable: true, answer: 'x [1]', citations: [1] }, passages).ok).toBe(true)
+  })
+
+  it('rejects a citation number outside the passages given (the grammar does not enforce ranges)', () => {
+    const bad = verifyCitations(ok('Invalid params [1][7].', [1, 7]), passages)
+    expect(codes(bad)).toEqual(['citation_out_of_range'])
+    expect(bad.problems[0]!.message).toContain('[7]')
+    expect(bad.problems[0]!.message).toContain('1 to 3')
+    expect(codes(verifyCitations(ok('Invalid params [0].', [0]), passages))).toContain('citation_out_of_range')
+    expect(verifyCitations(ok('A friendly overview [3].', [3]), passages).ok).toBe(true)
+  })
+
+  it('rejects an inline marker missing from citations', () => {
+    const bad = verifyCitations(ok('Invalid params [1]. Timeouts [2].', [1]), passages)
+    expect(codes(bad)).toEqual(['marker_not_declared'])
+    expect(bad.problems[0]!.message).toContain('[2]')
+    expect(verifyCitations(ok('Invalid params [1]. Timeouts [2].', [1, 2]), passages).ok).toBe(true)
+  })
+
+  it('rejects a declared citation that no marker uses', () => {
+    const bad = verifyCitations(ok('Invalid params [1].', [1, 2]), passages)
+    expect(codes(bad)).toEqual(['citation_not_used'])
+    expect(verifyCitations(ok('Invalid params [1].', [1]), passages).ok).toBe(true)
+  })
+
+  it('rejects an answerable reply that cites nothing', () => {
+    const bad = verifyCitations(ok('Error -32602 means invalid params.', []), passages)
+    expect(codes(bad)).toEqual(['no_citations'])
+    expect(verifyCitations(ok('Error -32602 means invalid params [1].', [1]), passages).ok).toBe(true)
+  })
+
+  it('rejects an empty answer', () => {
+    expect(codes(verifyCitations(ok('   ', [1]), passages))).toContain('empty_answer')
+    expect(verifyCitations(ok('Yes [1].', [1]), passages).ok).toBe(true)
+  })
+
+  it('warns (without blocking) about a number the cited passages do not contain', () => {
+    const bad = verifyCitations(ok('Set timeouts of 45 seconds [2].', [2]), passages)
+    expect(bad.ok).toBe(true)
+    expect(bad.unsupported_numbers).toEqual(['45'])
+    expect(bad.warnings.map((w) => w.code)).toEqual(['unsupported_number'])
+    // -32602 is in passage 1, but passage 1 is not cited here: the number must come from a cited passage.
+    expect(verifyCitations(ok('Error -32602 [2].', [2]), passages).unsupported_numbers).toEqual(['-32602'])
+    const good = verifyCitations(ok('Set timeouts of 30 seconds [2]; error -32602 [1].', [1, 2]), passages)
+    expect(good.warnings).toEqual([])
+  })
+
+  it('warns about a quoted string the cited passages do not contain', () => {
+    const bad = verifyCitations(ok('Send "notifications/abort" [2].', [2]), passages)
+    expect(bad.ok).toBe(true)
+    expect(bad.unsupported_quotes).toEqual(['notifications/abort'])
+    expect(verifyCitations(ok('Send `notifications/cancelled` [2].', [2]), passages).warnings).toEqual([])
+  })
+
+  it('counts version labels and paths of cited passages as support for numbers', () => {
+    expect(verifyCitations(ok('In 2025-06-18, set timeouts [2].', [2]), passages).warnings).toEqual([])
+  })
+
+  it('lets a model abstention through without checking citations (the pipeline abstains)', () => {
+    const v = verifyCitations(ok('', [], false), passages)
+    expect(v.ok).toBe(true)
+    expect(v.reply?.answerable).toBe(false)
+  })
+
+  it('reports every problem at once, for the corrective retry', () => {
+    const v = verifyCitations(ok('Invalid params [9]. Timeouts [2].', [1, 9]), passages)
+    expect(codes(v).sort()).toEqual(['citation_not_used', 'citation_out_of_range', 'marker_not_declared'])
+  })
+})
+
+describe('answer text parsing', () => {
+  it('finds inline markers in their usual forms, not links or indexes', () => {
+    expect(inlineMarkers('a [1] b [2, 3] c [4][5] d [6-8]')).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+    expect(inlineMarkers('see [the docs](http://x) and items[0] and `arr[1]`')).toEqual([])
+  })
+
+  it('keeps numbers whole and skips single digits, list markers and citation markers', () => {
+    expect(answerNumbers('1. Use 2025-03-26 and -32602 [3], 404 and 1.5, 3 retries')).toEqual([
+      '2025-03-26',
+      '-32602',
+      '404',
+      '1.5',
+    ])
+  })
+
+  it('finds quoted strings', () => {
+    expect(answerQuotes('Use "accept" or `tools/call` or “cancel”')).toEqual(['accept', 'tools/call', 'cancel'])
+  })
+})

@@ -1,0 +1,180 @@
+import type { AnswerReply, PromptPassage } from './prompt'
+
+/**
+ * Citations are verified, not trusted (seed 001). A JSON grammar fixes the reply's shape but not
+ * numeric ranges (seen with node-llama-cpp), so every rule is checked here in code.
+ *
+ * Problems (block the answer; one corrective retry, then abstain `unverifiable_citations`):
+ *  - the reply is not the expected JSON object;
+ *  - an answerable reply with an empty answer;
+ *  - an answerable reply that cites nothing;
+ *  - a cited number that is not one of the passages given (1..n);
+ *  - an inline [n] marker missing from `citations`, or a declared citation never used inline.
+ * Warnings (the answer stands, the count is reported):
+ *  - a number in the answer that none of the cited passages contains;
+ *  - a quoted string in the answer that none of the cited passages contains.
+ */
+
+export type ProblemCode =
+  'invalid_reply' | 'empty_answer' | 'no_citations' | 'citation_out_of_range' | 'marker_not_declared' | 'citation_not_used'
+export type WarningCode = 'unsupported_number' | 'unsupported_quote'
+
+export interface Finding<C extends string> {
+  code: C
+  message: string
+}
+
+export interface Verification {
+  ok: boolean
+  /** The reply normalised (citations deduplicated and sorted), or null when it was not a valid reply. */
+  reply: AnswerReply | null
+  problems: Finding<ProblemCode>[]
+  warnings: Finding<WarningCode>[]
+  /** Inline [n] markers found in the answer text, in order of first appearance. */
+  markers: number[]
+  unsupported_numbers: string[]
+  unsupported_quotes: string[]
+}
+
+/** Parses the reply shape leniently (the grammar may not have finished: maxTokens). */
+export function parseAnswerReply(parsed: unknown): AnswerReply | null {
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return null
+  const o = parsed as Record<string, unknown>
+  if (typeof o['answerable'] !== 'boolean' || typeof o['answer'] !== 'string' || !Array.isArray(o['citations'])) return null
+  const citations = o['citations'].filter((c): c is number => typeof c === 'number' && Number.isFinite(c))
+  if (citations.length !== o['citations'].length) return null
+  const parts = Array.isArray(o['unanswered_parts'])
+    ? o['unanswered_parts'].filter((p): p is string => typeof p === 'string')
+    : []
+  return {
+    answerable: o['answerable'],
+    answer: o['answer'],
+    citations,
+    unanswered_parts: parts.map((p) => p.trim()).filter(Boolean),
+  }
+}
+
+// [1], [1, 2], [1;2], [1-3]; not markdown links ([text](url)) and not array indexes (items[0]).
+const MARKER = /(?<![\w`])\[(\d{1,3}(?:\s*(?:[,;]|-|–)\s*\d{1,3})*)\](?!\()/g
+
+export function inlineMarkers(answer: string): number[] {
+  const out: number[] = []
+  for (const m of answer.matchAll(MARKER)) {
+    for (const part of m[1]!.split(/\s*[,;]\s*/)) {
+      const range = /^(\d+)\s*[-–]\s*(\d+)$/.exec(part)
+      if (range) {
+        const a = Number(range[1])
+        const b = Number(range[2])
+        if (b >= a && b - a <= 20) for (let i = a; i <= b; i++) out.push(i)
+        else out.push(a, b)
+      } else out.push(Number(part))
+    }
+  }
+  return [...new Set(out)]
+}
+
+function normaliseForMatch(s: string): string {
+  return s.toLowerCase().replace(/[“”]/g, '"').replace(/[‘’]/g, "'").replace(/\s+/g, ' ').trim()
+}
+
+/**
+ * Numbers worth checking: multi-digit numbers, decimals, negative codes and dates/versions kept
+ * whole ("2025-03-26", "-32602", "1.5"). Single digits are skipped: they are mostly counts and list
+ * markers, which passages rarely spell the same way.
+ */
+export function answerNumbers(answer: string): string[] {
+  const text = answer.replace(MARKER, ' ').replace(/^\s*\d+[.)]\s/gm, ' ')
+  const out = new Set<string>()
+  for (const m of text.matchAll(/(?<![\w.])-?\d+(?:[.:/-]\d+)*(?![\w])/g)) {
+    const token = m[0]
+    if (/^-?\d$/.test(token)) continue
+    out.add(token)
+  }
+  return [...out]
+}
+
+export function answerQuotes(answer: string): string[] {
+  const out = new Set<string>()
+  for (const m of answer.matchAll(/"([^"\n]{3,200})"|“([^”\n]{3,200})”|`([^`\n]{2,200})`/g)) {
+    const q = (m[1] ?? m[2] ?? m[3] ?? '').trim()
+    if (q) out.add(q)
+  }
+  return [...out]
+}
+
+function haystack(p: PromptPassage): string {
+  return normaliseForMatch([p.text, p.heading, p.path, p.version ?? '', p.kind ?? ''].join('\n'))
+}
+
+function containsNumber(hay: string, token: string): boolean {
+  // "32602" must not count as found inside "132602"; a leading minus may be written as a word.
+  const bare = token.replace(/^-/, '')
+  const re = new RegExp(`(?<![\\d])${bare.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\d])`)
+  return re.test(hay)
+}
+
+export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Verification {
+  const problems: Finding<ProblemCode>[] = []
+  const warnings: Finding<WarningCode>[] = []
+  const reply = parseAnswerReply(parsed)
+  const empty = { markers: [], unsupported_numbers: [], unsupported_quotes: [] }
+  if (!reply) {
+    problems.push({
+      code: 'invalid_reply',
+      message:
+        'The reply was not a complete JSON object with "answerable" (boolean), "answer" (string), "citations" (integers) and "unanswered_parts" (strings).',
+    })
+    return { ok: false, reply: null, problems, warnings, ...empty }
+  }
+  const cited = [...new Set(reply.citations)].sort((a, b) => a - b)
+  const normalised: AnswerReply = { ...reply, answer: reply.answer.trim(), citations: cited }
+  // The model says the passages do not answer: nothing to verify (the pipeline abstains).
+  if (!reply.answerable) return { ok: true, reply: normalised, problems, warnings, ...empty }
+
+  const n = passages.length
+  const markers = inlineMarkers(normalised.answer)
+  if (!normalised.answer) problems.push({ code: 'empty_answer', message: '"answerable" is true but "answer" is empty.' })
+  if (cited.length === 0 && markers.length === 0)
+    problems.push({
+      code: 'no_citations',
+      message: 'The answer cites no passage: every statement needs an [n] marker and its number in "citations".',
+    })
+  const outOfRange = [...new Set([...cited, ...markers])].filter((c) => !Number.isInteger(c) || c < 1 || c > n)
+  if (outOfRange.length)
+    problems.push({
+      code: 'citation_out_of_range',
+      message: `Citation${outOfRange.length > 1 ? 's' : ''} ${outOfRange.map((c) => `[${c}]`).join(', ')} ${outOfRange.length > 1 ? 'do' : 'does'} not match any passage: only passages 1 to ${n} were given.`,
+    })
+  const undeclared = markers.filter((m) => !cited.includes(m))
+  if (undeclared.length)
+    problems.push({
+      code: 'marker_not_declared',
+      message: `The answer uses ${undeclared.map((c) => `[${c}]`).join(', ')} but "citations" does not list ${undeclared.length > 1 ? 'them' : 'it'}.`,
+    })
+  const unused = cited.filter((c) => !markers.includes(c))
+  if (unused.length)
+    problems.push({
+      code: 'citation_not_used',
+      message: `"citations" lists ${unused.join(', ')} but the answer has no ${unused.map((c) => `[${c}]`).join(', ')} marker for ${unused.length > 1 ? 'them' : 'it'}.`,
+    })
+
+  const citedPassages = passages.filter((p) => cited.includes(p.n) || markers.includes(p.n))
+  const hay = citedPassages.map(haystack).join('\n')
+  const unsupported_numbers = answerNumbers(normalised.answer).filter((t) => !containsNumber(hay, t))
+  const unsupported_quotes = answerQuotes(normalised.answer).filter((q) => !hay.includes(normaliseForMatch(q)))
+  if (citedPassages.length > 0) {
+    for (const t of unsupported_numbers)
+      warnings.push({ code: 'unsupported_number', message: `The number ${t} does not appear in the cited passages.` })
+    for (const q of unsupported_quotes)
+      warnings.push({ code: 'unsupported_quote', message: `The quoted text "${q}" does not appear in the cited passages.` })
+  }
+  return {
+    ok: problems.length === 0,
+    reply: normalised,
+    problems,
+    warnings,
+    markers,
+    unsupported_numbers: citedPassages.length ? unsupported_numbers : [],
+    unsupported_quotes: citedPassages.length ? unsupported_quotes : [],
+  }
+}

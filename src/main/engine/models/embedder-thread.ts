@@ -1,0 +1,129 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import { AutoTokenizer } from '@huggingface/transformers'
+import type { Embedder, EmbedderOptions } from './embedder'
+import { errorMessage, ModelLoadError } from './errors'
+import { checkModelFolder, configureOfflineEnv } from './onnx-common'
+
+/**
+ * The embedder in a worker thread. onnxruntime-node runs inference synchronously on the calling
+ * thread (see embedder.ts), so embedding a batch on the engine's own thread would stall every
+ * search and question that arrives meanwhile. Here the model lives in a worker; the engine's thread
+ * keeps only the tokenizer, for the synchronous `countTokens` the chunker needs.
+ *
+ * Messages (worker <- engine): {type:'embed', id, texts, query} | {type:'abort', id} | {type:'dispose'}
+ * Messages (worker -> engine): {type:'ready', id, dims, maxTokens} | {type:'load-error', message}
+ *                              | {type:'result', id, vectors} | {type:'error', id, message, abort}
+ * If the worker dies, every pending call rejects with the reason; the embedder is then unusable and
+ * the engine reports the model as failed (it is loaded again on the next reload).
+ */
+
+type FromWorker =
+  | { type: 'ready'; id: string; dims: number; maxTokens: number }
+  | { type: 'load-error'; message: string }
+  | { type: 'result'; id: number; vectors: Float32Array[] }
+  | { type: 'error'; id: number; message: string; abort: boolean }
+
+function startWorker(workerData: unknown): Worker {
+  const here = path.dirname(fileURLToPath(import.meta.url))
+  // Built app: electron-vite emits the entry beside the engine host bundle (out/main), while this
+  // code may sit in a shared chunk one folder down (out/main/chunks).
+  for (const built of [path.join(here, 'embedder-thread-entry.js'), path.join(here, '..', 'embedder-thread-entry.js')]) {
+    if (existsSync(built)) return new Worker(built, { workerData })
+  }
+  // From source (tsx, vitest): register tsx's loader inside the worker, then load the TS entry.
+  const entry = pathToFileURL(path.join(here, 'embedder-thread-entry.ts')).href
+  const boot = `import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(entry)}))`
+  return new Worker(boot, { eval: true, workerData })
+}
+
+export async function loadEmbedderThreaded(dir: string, opts: EmbedderOptions = {}): Promise<Embedder> {
+  configureOfflineEnv()
+  const abs = await checkModelFolder(dir, 'embedding')
+  let tokenizer: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>
+  try {
+    tokenizer = await AutoTokenizer.from_pretrained(abs, { local_files_only: true })
+  } catch (err) {
+    throw new ModelLoadError(abs, `cannot load the tokenizer in ${abs}: ${errorMessage(err)}`, { cause: err })
+  }
+  const worker = startWorker({ dir: abs, opts })
+  const pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>()
+  let dead: Error | null = null
+  let nextId = 1
+
+  const ready = await new Promise<{ id: string; dims: number; maxTokens: number }>((resolve, reject) => {
+    const onMessage = (m: FromWorker) => {
+      if (m.type === 'ready') done(() => resolve(m))
+      else if (m.type === 'load-error') done(() => reject(new ModelLoadError(abs, m.message)))
+    }
+    const onError = (err: Error) =>
+      done(() => reject(new ModelLoadError(abs, `the embedding worker failed to start: ${errorMessage(err)}`, { cause: err })))
+    const onExit = (code: number) => done(() => reject(new ModelLoadError(abs, `the embedding worker exited (code ${code}) while loading`)))
+    // Only our own listeners are removed: Worker uses its 'message' listeners to start its port.
+    const done = (settle: () => void) => {
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit)
+      settle()
+    }
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit)
+  }).catch(async (err) => {
+    await worker.terminate()
+    throw err
+  })
+
+  worker.on('message', (m: FromWorker) => {
+    if (m.type !== 'result' && m.type !== 'error') return
+    const p = pending.get(m.id)
+    if (!p) return
+    pending.delete(m.id)
+    if (m.type === 'result') p.resolve(m.vectors)
+    else {
+      const err = new Error(m.message)
+      if (m.abort) err.name = 'AbortError'
+      p.reject(err)
+    }
+  })
+  const fail = (err: Error) => {
+    dead ??= err
+    for (const p of pending.values()) p.reject(err)
+    pending.clear()
+  }
+  worker.on('error', (err) => fail(new Error(`the embedding worker crashed: ${errorMessage(err)}`)))
+  worker.on('exit', (code) => fail(new Error(`the embedding worker stopped (exit code ${code})`)))
+  // A worker waiting for work must not keep a CLI process alive.
+  worker.unref()
+
+  const call = (texts: string[], query: boolean, signal?: AbortSignal): Promise<Float32Array[]> => {
+    if (dead) return Promise.reject(dead)
+    if (signal?.aborted) return Promise.reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))
+    const id = nextId++
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      pending.set(id, { resolve, reject })
+      worker.ref()
+      worker.postMessage({ type: 'embed', id, texts, query })
+      signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }), { once: true })
+    }).finally(() => {
+      if (pending.size === 0) worker.unref()
+    })
+  }
+
+  return {
+    id: ready.id,
+    dims: ready.dims,
+    maxTokens: ready.maxTokens,
+    countTokens: (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length,
+    embedDocuments: (texts, signal) => call(texts, false, signal),
+    embedQuery: async (text) => {
+      const [v] = await call([text], true)
+      if (!v) throw new Error(`embedder ${ready.id}: no vector for the query`)
+      return v
+    },
+    dispose: async () => {
+      if (dead) return
+      fail(new Error('the embedder has been disposed'))
+      worker.postMessage({ type: 'dispose' })
+      await worker.terminate()
+    },
+  }
+}
