@@ -12,7 +12,6 @@ import { Scope, SearchMode, SearchResult } from './search'
  */
 
 const Id = z.string().min(1).max(200)
-const ShortText = z.string().max(4000)
 
 export const CollectionInfo = z.object({
   id: z.string(),
@@ -165,6 +164,11 @@ export const EventMap = {
   'import.progress': ImportProgress,
   'import.done': z.object({ jobId: z.string(), report: ImportReport.nullable(), error: z.string().nullable() }),
   'ask.event': z.object({ requestId: z.string(), event: z.unknown() }),
+  /**
+   * Exactly once per `ask`, last: after the `final` ask.event (error null), or instead of it when the
+   * question failed, was cancelled, or the engine process died (error says why).
+   */
+  'ask.done': z.object({ requestId: z.string(), error: z.string().nullable() }),
   'models.progress': ModelProgress,
   'models.done': z.object({ jobId: z.string(), role: ModelRole, error: z.string().nullable() }),
   'collections.changed': z.object({ collection: z.string() }),

@@ -1,0 +1,54 @@
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'electron-vite'
+import react from '@vitejs/plugin-react'
+
+const root = dirname(fileURLToPath(import.meta.url))
+
+// Native or heavy modules the engine loads at run time from node_modules (unpacked from the asar
+// where they carry binaries): never bundled.
+const nativeDeps = [
+  '@electric-sql/pglite',
+  '@electric-sql/pglite-pgvector',
+  'node-llama-cpp',
+  '@huggingface/transformers',
+  'onnxruntime-node',
+  'pdfjs-dist',
+  'mammoth',
+]
+
+export default defineConfig({
+  main: {
+    build: {
+      // Dependencies stay external (electron-vite's default); the native ones are listed so that
+      // stays true even if someone turns the default off.
+      externalizeDeps: { include: nativeDeps },
+      rollupOptions: {
+        input: {
+          index: resolve(root, 'src/main/index.ts'),
+          // The engine's utility process entry: utilityProcess.fork(out/main/engine-host.js).
+          'engine-host': resolve(root, 'src/main/engine/host/utility-main.ts'),
+          // The embedding model's worker thread, started by models/embedder-thread.ts from beside the host bundle.
+          'embedder-thread-entry': resolve(root, 'src/main/engine/models/embedder-thread-entry.ts'),
+        },
+        external: nativeDeps.flatMap((d) => [d, new RegExp(`^${d.replace('/', '\\/')}/`)]),
+      },
+    },
+  },
+  preload: {
+    build: {
+      rollupOptions: {
+        input: { index: resolve(root, 'src/preload/index.ts') },
+        // Sandboxed preloads cannot be ES modules; .cjs because package.json says "type": "module".
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'src/renderer'),
+    plugins: [react()],
+    build: {
+      rollupOptions: { input: { index: resolve(root, 'src/renderer/index.html') } },
+    },
+  },
+})
