@@ -1,0 +1,221 @@
+import { existsSync } from 'node:fs'
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import type { EventName, EventPayload, Result } from '../../src/shared/api'
+import { Engine } from '../../src/main/engine/engine'
+import { createEngineHost, type EngineHost } from '../../src/main/engine/host/handlers'
+import { installDocentStandIn } from './page-api'
+import { serveStatic, type StaticServer } from './static-server'
+
+/**
+ * Browser e2e harness: the BUILT renderer (out/renderer) in Debian's Chromium, talking to a REAL
+ * engine (PGlite in a temp folder, fixture models) through the same contract and the same
+ * dispatch the Electron app uses — only the transport differs: Playwright bindings stand in for
+ * the preload + IPC relay + utility process. Use it where the Electron binary is not available.
+ *
+ *   const h = await startHarness()
+ *   await h.page.getByText('Library').waitFor()
+ *   await h.screenshot('library-empty')
+ *   await h.close()
+ */
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+const fixtureModels = path.join(repoRoot, 'test-fixtures/models')
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+export interface HarnessOptions {
+  /** Database folder; a fresh temporary one by default (removed on close). */
+  dataDir?: string
+  /** Models folder; by default a temporary copy of test-fixtures/models (so tests never write into the fixtures). */
+  modelsDir?: string
+  /** Built renderer to serve; out/renderer by default (run `npm run build` first). */
+  rendererDir?: string
+  /** What the folder picker answers (File > Add folder…, the library's "Add folder" button). */
+  pickFolder?: () => Promise<string | null> | string | null
+  /** File name -> path, what pathForFile answers for dropped folders. */
+  dropPaths?: Record<string, string>
+  viewport?: { width: number; height: number }
+}
+
+export interface RecordedEvent {
+  event: EventName
+  payload: unknown
+}
+
+export interface Harness {
+  page: Page
+  browser: Browser
+  engine: Engine
+  host: EngineHost
+  url: string
+  dataDir: string
+  modelsDir: string
+  /** Every event the engine pushed, in order. */
+  events: RecordedEvent[]
+  /** Paths the renderer asked to open in the system app (after the engine resolved them). */
+  openedExternally: string[]
+  /** Console errors and uncaught page errors (CSP violations show up here). */
+  pageErrors: string[]
+  /** Resolves with the first event (already pushed or future) of that name matching `test`. */
+  waitForEvent<E extends EventName>(
+    event: E,
+    test?: (payload: EventPayload<E>) => boolean,
+    timeoutMs?: number,
+  ): Promise<EventPayload<E>>
+  /** Saves docs/screenshots/<name>.png (committed) and e2e/artifacts/<name>.png; returns both paths. */
+  screenshot(name: string): Promise<string[]>
+  close(): Promise<void>
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const rendererDir = opts.rendererDir ?? path.join(repoRoot, 'out/renderer')
+  if (!existsSync(path.join(rendererDir, 'index.html'))) {
+    throw new Error(`${rendererDir}/index.html is missing: run \`npm run build\` before the browser e2e tests.`)
+  }
+  const executablePath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'
+  if (!existsSync(executablePath)) {
+    throw new Error(`Chromium is not at ${executablePath}: install it (apt-get install -y chromium) or set CHROMIUM_PATH.`)
+  }
+
+  const temp = await mkdtemp(path.join(os.tmpdir(), 'docent-e2e-'))
+  const dataDir = opts.dataDir ?? path.join(temp, 'index')
+  let modelsDir = opts.modelsDir
+  if (!modelsDir) {
+    modelsDir = path.join(temp, 'models')
+    await mkdir(modelsDir, { recursive: true })
+    if (existsSync(fixtureModels)) await cp(fixtureModels, modelsDir, { recursive: true, filter: (src) => !src.endsWith('.py') })
+  }
+
+  const events: RecordedEvent[] = []
+  const openedExternally: string[] = []
+  const pageErrors: string[] = []
+  const waiters = new Set<{ event: EventName; test: (p: unknown) => boolean; resolve: (p: unknown) => void }>()
+
+  let engine: Engine | null = null
+  let server: StaticServer | null = null
+  let browser: Browser | null = null
+  let host: EngineHost | null = null
+  let page: Page | null = null
+  let push: Promise<unknown> = Promise.resolve()
+
+  const close = async (): Promise<void> => {
+    await browser?.close().catch(() => {})
+    await server?.close().catch(() => {})
+    await host?.shutdown().catch(() => {})
+    await engine?.close().catch(() => {})
+    await rm(temp, { recursive: true, force: true })
+  }
+
+  try {
+    engine = await Engine.open({ dataDir, modelsDir })
+    host = createEngineHost(engine, {
+      dataDir,
+      modelsDir,
+      appVersion: 'e2e',
+      emit: (event, payload) => {
+        events.push({ event, payload })
+        for (const w of [...waiters]) {
+          if (w.event === event && w.test(payload)) {
+            waiters.delete(w)
+            w.resolve(payload)
+          }
+        }
+        // In order, one at a time; a closed page just stops listening.
+        push = push
+          .then(() =>
+            page?.evaluate(
+              ([n, p]) => (globalThis as unknown as { __docentEmit(n: string, p: unknown): number }).__docentEmit(n, p),
+              [event, payload] as const,
+            ),
+          )
+          .catch(() => {})
+      },
+    })
+    server = await serveStatic(rendererDir)
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS })
+    const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 820 } })
+    page = await context.newPage()
+    page.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(m.text())
+    })
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+    // Like the app's session: nothing outside the renderer's own origin is fetched.
+    await context.route(/.*/, (route) =>
+      route.request().url().startsWith(server!.url) ? route.continue() : route.abort('blockedbyclient'),
+    )
+
+    const theHost = host
+    const theEngine = engine
+    await page.exposeBinding('__docentInvoke', (_source, name: unknown, input: unknown) => theHost.dispatch(name, input))
+    await page.exposeBinding('__docentPickFolder', async () => (opts.pickFolder ? await opts.pickFolder() : null))
+    await page.exposeBinding('__docentOpenExternal', async (_source, chunkId: unknown): Promise<Result<null>> => {
+      const res = await theHost.dispatch('source.path', { chunkId })
+      if (!res.ok) return res
+      openedExternally.push((res.value as { path: string }).path)
+      return { ok: true, value: null }
+    })
+    await page.addInitScript(installDocentStandIn, { dropPaths: opts.dropPaths ?? {} })
+    await page.goto(server.url)
+
+    const thePage = page
+    const theBrowser = browser
+    return {
+      page: thePage,
+      browser: theBrowser,
+      engine: theEngine,
+      host: theHost,
+      url: server.url,
+      dataDir,
+      modelsDir,
+      events,
+      openedExternally,
+      pageErrors,
+      waitForEvent<E extends EventName>(event: E, test: (p: EventPayload<E>) => boolean = () => true, timeoutMs = 60_000) {
+        const seen = events.find((e) => e.event === event && test(e.payload as EventPayload<E>))
+        if (seen) return Promise.resolve(seen.payload as EventPayload<E>)
+        return new Promise<EventPayload<E>>((resolve, reject) => {
+          const w = {
+            event,
+            test: (p: unknown) => test(p as EventPayload<E>),
+            resolve: (p: unknown) => {
+              clearTimeout(timer)
+              resolve(p as EventPayload<E>)
+            },
+          }
+          const timer = setTimeout(() => {
+            waiters.delete(w)
+            reject(new Error(`no ${event} event within ${timeoutMs} ms`))
+          }, timeoutMs)
+          waiters.add(w)
+        })
+      },
+      async screenshot(name: string) {
+        const file = `${name.replace(/[^a-z0-9._-]+/gi, '-')}.png`
+        const targets = [path.join(repoRoot, 'docs/screenshots', file), path.join(repoRoot, 'e2e/artifacts', file)]
+        const png = await thePage.screenshot({ fullPage: false })
+        for (const t of targets) {
+          await mkdir(path.dirname(t), { recursive: true })
+          await writeFile(t, png)
+        }
+        return targets
+      },
+      close,
+    }
+  } catch (err) {
+    await close()
+    throw err
+  }
+}

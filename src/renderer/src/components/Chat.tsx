@@ -1,0 +1,411 @@
+import { useEffect, useMemo, useRef, useState } from 'react'
+import { describeAbstention, type AskResult, type Citation } from '../lib/ask-types'
+import { renderAnswerHtml, markdownToSafeHtml } from '../lib/sanitize'
+import { activeTurn, useChat, type Turn } from '../stores/chat'
+import { useLibrary } from '../stores/library'
+import { statusFor, useModels } from '../stores/models'
+import { useNav } from '../stores/nav'
+import { useViewer } from '../stores/viewer'
+import { AlertIcon, CheckIcon, CopyIcon, DocIcon, InfoIcon, RetryIcon, SearchIcon, SendIcon, Spinner, StopIcon, TraceIcon } from './Icons'
+import { Onboarding } from './Onboarding'
+import { RichContent } from './RichContent'
+import { ScopePicker } from './ScopePicker'
+
+export function ChatPane() {
+  const turns = useChat((s) => s.turns)
+  const threadId = useChat((s) => s.threadId)
+  const threads = useChat((s) => s.threads)
+  const loadingThread = useChat((s) => s.loadingThread)
+  const stop = useChat((s) => s.stop)
+  const logRef = useRef<HTMLDivElement>(null)
+  const title = threads.find((t) => t.id === threadId)?.title ?? (turns[0]?.question || 'New conversation')
+
+  // Escape stops a streaming answer from anywhere in the window (dialogs handle their own Escape).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || useNav.getState().confirm) return
+      if (activeTurn(useChat.getState().turns)) {
+        e.preventDefault()
+        void stop()
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [stop])
+
+  // Follow the stream while the person is near the bottom.
+  const last = turns.at(-1)
+  const followKey = `${turns.length}:${last?.stages.length ?? 0}:${last?.draft.length ?? 0}:${last?.status ?? ''}`
+  useEffect(() => {
+    const el = logRef.current
+    if (!el) return
+    if (el.scrollHeight - el.scrollTop - el.clientHeight < 240 || last?.status === 'sending') el.scrollTop = el.scrollHeight
+  }, [followKey, last?.status])
+
+  return (
+    <section className="chat" aria-label="Chat">
+      <header className="pane-header">
+        <h1 className="pane-title" title={title}>
+          {title}
+        </h1>
+        <ScopePicker />
+      </header>
+      <div className="transcript" ref={logRef} role="log" aria-label="Conversation" aria-live="polite" aria-busy={!!activeTurn(turns)}>
+        {loadingThread ? (
+          <div className="center-note">
+            <Spinner label="Loading conversation" />
+          </div>
+        ) : turns.length === 0 ? (
+          <Onboarding />
+        ) : (
+          <div className="turns">
+            {turns.map((t) => (
+              <TurnView key={t.id} turn={t} />
+            ))}
+          </div>
+        )}
+      </div>
+      <Composer />
+    </section>
+  )
+}
+
+export function Composer() {
+  const [text, setText] = useState('')
+  const ask = useChat((s) => s.ask)
+  const stop = useChat((s) => s.stop)
+  const streaming = useChat((s) => !!activeTurn(s.turns))
+  const hasCollections = useLibrary((s) => s.collections.length > 0)
+  const searchOnlySetting = useModels((s) => s.settings?.searchOnly ?? false)
+  const llm = useModels((s) => statusFor(s.statuses, 'llm'))
+  const modelsLoaded = useModels((s) => s.loaded)
+  const ref = useRef<HTMLTextAreaElement>(null)
+  const searchOnly = searchOnlySetting || (modelsLoaded && !llm?.installed)
+
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    el.style.height = 'auto'
+    el.style.height = `${Math.min(el.scrollHeight, 200)}px`
+  }, [text])
+
+  const send = () => {
+    const q = text.trim()
+    if (!q || streaming) return
+    setText('')
+    void ask(q, { searchOnly: searchOnlySetting })
+  }
+
+  return (
+    <div className="composer-wrap">
+      <form
+        className="composer"
+        onSubmit={(e) => {
+          e.preventDefault()
+          send()
+        }}
+      >
+        <label htmlFor="question" className="visually-hidden">
+          Ask a question about your documents
+        </label>
+        <textarea
+          id="question"
+          ref={ref}
+          rows={1}
+          value={text}
+          placeholder={hasCollections ? 'Ask a question about your documents…' : 'Add a folder first, then ask about it…'}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault()
+              send()
+            }
+          }}
+          aria-describedby="composer-hint"
+        />
+        {streaming ? (
+          <button type="button" className="btn btn-stop" onClick={() => void stop()} aria-label="Stop answering (Escape)">
+            <StopIcon size={15} /> Stop
+          </button>
+        ) : (
+          <button type="submit" className="btn btn-primary btn-send" disabled={!text.trim()} aria-label="Send question">
+            <SendIcon size={15} />
+          </button>
+        )}
+      </form>
+      <div id="composer-hint" className="composer-hint">
+        {searchOnly ? (
+          <span className="pill" title={searchOnlySetting ? 'Search-only mode is on in Models & Settings' : 'The chat model is not installed'}>
+            <SearchIcon size={12} /> Search only: you'll get matching passages, not written answers
+          </span>
+        ) : (
+          <span className="pill pill-quiet">
+            <CheckIcon size={12} /> Answers cite their sources; citations are checked
+          </span>
+        )}
+        <span className="muted">Enter to send · Shift+Enter for a new line · Esc to stop</span>
+      </div>
+    </div>
+  )
+}
+
+function TurnView({ turn }: { turn: Turn }) {
+  const retry = useChat((s) => s.retry)
+  const busy = useChat((s) => !!activeTurn(s.turns))
+  return (
+    <article className="turn" aria-label={`Question: ${turn.question}`}>
+      <div className="question-row">
+        <div className="question-bubble">{turn.question}</div>
+      </div>
+      <div className="response">
+        {(turn.status === 'sending' || turn.status === 'streaming') && <Streaming turn={turn} />}
+        {turn.status === 'stopped' && (
+          <div className="notice notice-muted" role="status">
+            <InfoIcon size={15} />
+            <span>Stopped. Nothing was checked, so no answer is shown.</span>
+            <button type="button" className="btn btn-small" disabled={busy} onClick={() => void retry(turn.id)}>
+              <RetryIcon size={13} /> Ask again
+            </button>
+          </div>
+        )}
+        {turn.status === 'error' && (
+          <div className="notice notice-error" role="alert">
+            <AlertIcon size={15} />
+            <span>{turn.error ?? 'Something went wrong.'}</span>
+            <button type="button" className="btn btn-small" disabled={busy} onClick={() => void retry(turn.id)}>
+              <RetryIcon size={13} /> Retry
+            </button>
+          </div>
+        )}
+        {turn.status === 'done' && turn.result && <ResultView turn={turn} result={turn.result} />}
+      </div>
+    </article>
+  )
+}
+
+function Streaming({ turn }: { turn: Turn }) {
+  const current = turn.stages.at(-1)
+  const earlier = turn.stages.slice(0, -1)
+  return (
+    <div className="streaming">
+      <ol className="stages" aria-label="Progress">
+        {earlier.map((s, i) => (
+          <li key={i} className="stage done">
+            <CheckIcon size={13} /> {s.message}
+          </li>
+        ))}
+        <li className="stage current" aria-live="polite">
+          <Spinner /> {current?.message ?? 'Sending your question…'}
+        </li>
+      </ol>
+      {turn.draft && (
+        <div className="draft" aria-label="Draft answer, not yet checked">
+          <div className="draft-label">Draft — citations not checked yet</div>
+          <div className="draft-text">{turn.draft}</div>
+        </div>
+      )}
+    </div>
+  )
+}
+
+function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
+  const openSource = useViewer((s) => s.openSource)
+  const openTrace = useViewer((s) => s.openTrace)
+  const retry = useChat((s) => s.retry)
+  const busy = useChat((s) => !!activeTurn(s.turns))
+  const notify = useNav((s) => s.notify)
+
+  const openCitation = (n: number) => {
+    const c = result.citations.find((x) => x.n === n)
+    if (c) void openSource(c.chunk_id, `Source ${n}`)
+  }
+
+  const copy = async () => {
+    const text = answerAsText(result)
+    try {
+      await navigator.clipboard.writeText(text)
+      notify('Answer copied with its sources.')
+    } catch {
+      notify("Couldn't copy to the clipboard.", 'error')
+    }
+  }
+
+  const notes = [...result.notices, ...result.warnings]
+
+  return (
+    <div className="result">
+      {(result.degraded || notes.length > 0) && (
+        <div className="notice notice-warn" role="note">
+          <AlertIcon size={15} />
+          <div>{notes.length ? notes.map((w) => <div key={w}>{w}</div>) : 'Some search stages were unavailable, so results may be weaker.'}</div>
+        </div>
+      )}
+      {result.rewritten_question && result.rewritten_question !== turn.question && (
+        <div className="rewritten muted small">Searched for: “{result.rewritten_question}”</div>
+      )}
+
+      {result.mode === 'smalltalk' ? (
+        <RichContent className="markdown answer" html={markdownToSafeHtml(result.answer ?? '')} />
+      ) : result.abstained || (result.mode === 'answer' && !result.answer) ? (
+        <Abstention result={result} onOpen={(h, i) => void openSource(h.chunk_id, `Closest section ${i + 1}`)} />
+      ) : result.mode === 'search-only' ? (
+        <div className="search-only">
+          <div className="result-heading">
+            <SearchIcon size={15} /> Matching passages
+          </div>
+          <p className="muted small">Search only: these passages matched {result.scope_label ? `in ${result.scope_label}` : 'your question'}. No answer was written.</p>
+          <HitList hits={searchOnlyHits(result)} onOpen={(h, i) => void openSource(h.chunk_id, `Passage ${i + 1}`)} />
+        </div>
+      ) : (
+        <>
+          <AnswerBody answer={result.answer ?? ''} citations={result.citations} onCite={openCitation} />
+          {result.unanswered_parts.length > 0 && (
+            <div className="notice notice-muted" role="note">
+              <InfoIcon size={15} />
+              <div>
+                <strong>Not covered by the documents:</strong>
+                <ul>
+                  {result.unanswered_parts.map((p) => (
+                    <li key={p}>{p}</li>
+                  ))}
+                </ul>
+              </div>
+            </div>
+          )}
+          <SourcesList citations={result.citations} onOpen={openCitation} />
+          {result.cached && <div className="muted small">Answered earlier from the same documents; nothing has changed since.</div>}
+        </>
+      )}
+
+      <div className="result-actions">
+        {result.answer && result.mode !== 'search-only' && !result.abstained && (
+          <button type="button" className="btn btn-small btn-quiet" onClick={() => void copy()}>
+            <CopyIcon size={13} /> Copy
+          </button>
+        )}
+        <button type="button" className="btn btn-small btn-quiet" disabled={busy} onClick={() => void retry(turn.id)}>
+          <RetryIcon size={13} /> Retry
+        </button>
+        {result.trace_id && (
+          <button type="button" className="btn btn-small btn-quiet" onClick={() => void openTrace(result.trace_id!, turn.question)}>
+            <TraceIcon size={13} /> {result.mode === 'answer' && !result.abstained ? 'Why this answer?' : 'How was this found?'}
+          </button>
+        )}
+      </div>
+    </div>
+  )
+}
+
+function AnswerBody({ answer, citations, onCite }: { answer: string; citations: Citation[]; onCite: (n: number) => void }) {
+  const html = useMemo(() => renderAnswerHtml(answer, citations), [answer, citations])
+  return <RichContent className="markdown answer" html={html} onCite={onCite} label="Answer" />
+}
+
+function breadcrumb(heading: string): string {
+  return heading.split(' > ').filter(Boolean).join(' › ')
+}
+
+export function SourcesList({ citations, onOpen }: { citations: Citation[]; onOpen: (n: number) => void }) {
+  if (citations.length === 0) return null
+  return (
+    <section className="sources" aria-label="Sources">
+      <h3 className="sources-heading">Sources</h3>
+      <ol className="source-list">
+        {citations.map((c) => (
+          <li key={c.n}>
+            <button type="button" className="source-item" onClick={() => onOpen(c.n)} aria-label={`Open source ${c.n}: ${c.path}`}>
+              <span className="source-n">{c.n}</span>
+              <span className="source-main">
+                <span className="source-path">{c.path}</span>
+                {c.heading && <span className="source-crumb">{breadcrumb(c.heading)}</span>}
+              </span>
+              <span className="source-tags">
+                {c.version && <span className="chip">{c.version}</span>}
+                {c.page != null && <span className="chip chip-muted">p. {c.page}</span>}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ol>
+    </section>
+  )
+}
+
+/** A section to list and open: a closest section, or a search-only passage. */
+export interface SectionRef {
+  chunk_id: string
+  path: string
+  heading: string
+  version: string | null
+  kind: string | null
+  page: number | null
+  snippet?: string
+}
+
+function Abstention({ result, onOpen }: { result: AskResult; onOpen: (h: SectionRef, i: number) => void }) {
+  return (
+    <div className="abstention" role="note" aria-label="No answer">
+      <div className="abstention-title">
+        <InfoIcon size={16} /> The documents don't say
+      </div>
+      <p className="abstention-reason">{describeAbstention(result.reason)}</p>
+      {result.unanswered_parts.length > 0 && (
+        <ul className="abstention-parts">
+          {result.unanswered_parts.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
+      {result.closest.length > 0 ? (
+        <>
+          <div className="abstention-sub">The closest sections{result.scope_label ? ` in ${result.scope_label}` : ''}, in case they help:</div>
+          <HitList hits={result.closest} onOpen={onOpen} />
+        </>
+      ) : (
+        <div className="abstention-sub muted">Nothing in {result.scope_label || 'the selected scope'} came close. Try another version or collection.</div>
+      )}
+    </div>
+  )
+}
+
+export function HitList({ hits, onOpen }: { hits: SectionRef[]; onOpen: (h: SectionRef, i: number) => void }) {
+  return (
+    <ol className="hit-list">
+      {hits.map((h, i) => (
+        <li key={h.chunk_id}>
+          <button type="button" className="hit-item" onClick={() => onOpen(h, i)} aria-label={`Open ${h.path}${h.heading ? `, ${h.heading}` : ''}`}>
+            <DocIcon size={15} />
+            <span className="hit-main">
+              <span className="hit-path">{h.path}</span>
+              {h.heading && <span className="source-crumb">{breadcrumb(h.heading)}</span>}
+              {h.snippet && <span className="hit-text">{h.snippet.replace(/```\w*/g, ' ').replace(/\s+/g, ' ').trim()}</span>}
+            </span>
+            <span className="source-tags">
+              {h.kind && <span className="chip chip-muted">{h.kind}</span>}
+              {h.version && <span className="chip">{h.version}</span>}
+              {h.page != null && <span className="chip chip-muted">p. {h.page}</span>}
+            </span>
+          </button>
+        </li>
+      ))}
+    </ol>
+  )
+}
+
+/** Search-only results list every passage as a citation; snippets come from `closest` where the engine sent them. */
+function searchOnlyHits(result: AskResult): SectionRef[] {
+  const snippets = new Map(result.closest.map((c) => [c.chunk_id, c.snippet]))
+  if (result.citations.length === 0) return result.closest
+  return result.citations.map((c) => ({ ...c, snippet: snippets.get(c.chunk_id) }))
+}
+
+function answerAsText(result: AskResult): string {
+  const lines = [result.answer ?? '']
+  if (result.citations.length) {
+    lines.push('', 'Sources:')
+    for (const c of result.citations) {
+      lines.push(`[${c.n}] ${c.path}${c.heading ? ` — ${c.heading}` : ''}${c.version ? ` (${c.version})` : ''}${c.page != null ? `, p. ${c.page}` : ''}`)
+    }
+  }
+  return lines.join('\n')
+}

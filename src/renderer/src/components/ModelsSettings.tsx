@@ -1,0 +1,242 @@
+import { useId, useState } from 'react'
+import { docent } from '../docent'
+import { formatBytes, formatDuration, formatRate } from '../lib/format'
+import { roleLabel, rolePurpose, statusFor, useModels, type ModelRole } from '../stores/models'
+import { ProgressBar } from './Common'
+import { AlertIcon, CheckIcon, DownloadIcon, FolderIcon } from './Icons'
+
+const ROLES: ModelRole[] = ['llm', 'embedding', 'reranker']
+
+export function ModelsSettings() {
+  const info = useModels((s) => s.info)
+  const settings = useModels((s) => s.settings)
+  const setSearchOnly = useModels((s) => s.setSearchOnly)
+  const toggleId = useId()
+
+  return (
+    <section className="settings" aria-labelledby="settings-title">
+      <header className="pane-header">
+        <h1 className="pane-title" id="settings-title">
+          Models &amp; Settings
+        </h1>
+      </header>
+      <div className="settings-scroll">
+        <div className="settings-inner">
+          <section className="settings-group" aria-labelledby="models-title">
+            <h2 id="models-title">Models</h2>
+            <p className="muted">
+              Everything runs on this computer. Search works without any model; the embedding model adds search by meaning, the reranker sharpens
+              relevance, and the chat model writes answers.
+            </p>
+            <div className="model-cards">
+              {ROLES.map((r) => (
+                <ModelCard key={r} role={r} />
+              ))}
+            </div>
+          </section>
+
+          <ImportModel />
+
+          <section className="settings-group" aria-labelledby="answers-title">
+            <h2 id="answers-title">Answers</h2>
+            <div className="toggle-row">
+              <div>
+                <label htmlFor={toggleId} className="toggle-label">
+                  Search only
+                </label>
+                <p className="muted small">Show the passages that match instead of writing an answer. Faster, and needs no chat model.</p>
+              </div>
+              <input
+                id={toggleId}
+                type="checkbox"
+                role="switch"
+                className="switch"
+                checked={settings?.searchOnly ?? false}
+                disabled={!settings}
+                onChange={(e) => void setSearchOnly(e.target.checked)}
+              />
+            </div>
+          </section>
+
+          <section className="settings-group" aria-labelledby="hw-title">
+            <h2 id="hw-title">This computer</h2>
+            <dl className="kv kv-wide">
+              <div className="kv-row">
+                <dt>Hardware found</dt>
+                <dd>{info?.hardware ?? 'unknown'}</dd>
+              </div>
+              <div className="kv-row">
+                <dt>Docent version</dt>
+                <dd>{info?.version ?? '—'}</dd>
+              </div>
+              <div className="kv-row">
+                <dt>Data folder</dt>
+                <dd className="mono">{info?.dataDir ?? '—'}</dd>
+              </div>
+              <div className="kv-row">
+                <dt>Models folder</dt>
+                <dd className="mono">{info?.modelsDir ?? '—'}</dd>
+              </div>
+            </dl>
+          </section>
+        </div>
+      </div>
+    </section>
+  )
+}
+
+function ModelCard({ role }: { role: ModelRole }) {
+  const statuses = useModels((s) => s.statuses)
+  const download = useModels((s) => s.downloads[role])
+  const startDownload = useModels((s) => s.download)
+  const setActive = useModels((s) => s.setActive)
+  const status = statusFor(statuses, role)
+  const installedNames = [...new Set(statuses.filter((s) => s.role === role && s.installed && s.name).map((s) => s.name!))]
+  const [choice, setChoice] = useState<string | null>(null)
+  const selectId = useId()
+  const downloading = download && !download.finished
+  const p = download?.progress ?? null
+
+  return (
+    <article className="model-card" aria-label={roleLabel(role)}>
+      <div className="model-head">
+        <h3>{roleLabel(role)}</h3>
+        {status?.installed ? (
+          <span className="badge badge-ok">
+            <CheckIcon size={12} /> Installed
+          </span>
+        ) : (
+          <span className="badge badge-warn">Not installed</span>
+        )}
+      </div>
+      <p className="muted small">{rolePurpose(role)}</p>
+      {status?.installed && (
+        <dl className="kv">
+          <div className="kv-row">
+            <dt>Model</dt>
+            <dd>{status.name ?? status.active ?? '—'}</dd>
+          </div>
+          <div className="kv-row">
+            <dt>Size</dt>
+            <dd>{formatBytes(status.sizeBytes)}</dd>
+          </div>
+          {status.source && (
+            <div className="kv-row">
+              <dt>From</dt>
+              <dd>{status.source === 'fixture' ? 'test fixture' : status.source === 'import' ? 'imported from disk' : 'downloaded'}</dd>
+            </div>
+          )}
+        </dl>
+      )}
+      {status?.problem && (
+        <div className="notice notice-warn" role="note">
+          <AlertIcon size={14} /> <span>{status.problem}</span>
+        </div>
+      )}
+      {installedNames.length > 1 && (
+        <div className="model-choose">
+          <label htmlFor={selectId} className="small">
+            {role === 'llm' ? 'Chat model to use' : 'Model to use'}
+          </label>
+          <select id={selectId} className="select" value={choice ?? status?.active ?? installedNames[0]} onChange={(e) => setChoice(e.target.value)}>
+            {installedNames.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={!choice || choice === status?.active}
+            onClick={() => choice && void setActive(role, choice).then(() => setChoice(null))}
+          >
+            Use this model
+          </button>
+        </div>
+      )}
+      {downloading ? (
+        <div className="download-progress">
+          <div className="import-row small">
+            <span>Downloading {p?.file ?? '…'}</span>
+            <span>{p ? `${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}` : ''}</span>
+          </div>
+          <ProgressBar value={p?.bytesDone ?? 0} max={p?.bytesTotal ?? 0} label={`Downloading the ${roleLabel(role).toLowerCase()}`} indeterminate={!p || !p.bytesTotal} />
+          {p && (
+            <div className="import-row small muted">
+              <span>{formatRate(p.bytesPerSecond / (1024 * 1024), 'MB')}</span>
+              <span>{p.etaSeconds != null ? `about ${formatDuration(p.etaSeconds * 1000)} left` : 'estimating…'}</span>
+            </div>
+          )}
+        </div>
+      ) : (
+        <>
+          {download?.error && (
+            <div className="notice notice-error" role="alert">
+              <AlertIcon size={14} /> <span>Download failed: {download.error}</span>
+            </div>
+          )}
+          {!status?.installed && (
+            <button type="button" className="btn btn-primary btn-small" onClick={() => void startDownload(role)}>
+              <DownloadIcon size={13} /> Download
+            </button>
+          )}
+        </>
+      )}
+    </article>
+  )
+}
+
+function ImportModel() {
+  const importFromDisk = useModels((s) => s.importFromDisk)
+  const importing = useModels((s) => s.importing)
+  const [path, setPath] = useState('')
+  const [role, setRole] = useState<ModelRole | 'auto'>('auto')
+  const pathId = useId()
+  const roleId = useId()
+
+  const choose = async () => {
+    const folder = await docent().pickFolder()
+    if (folder) setPath(folder)
+  }
+
+  return (
+    <section className="settings-group" aria-labelledby="import-model-title">
+      <h2 id="import-model-title">Import a model from disk</h2>
+      <p className="muted">For computers without internet: point Docent at a model folder (ONNX) or a GGUF file you copied over.</p>
+      <form
+        className="import-model"
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (path.trim()) void importFromDisk(path.trim(), role === 'auto' ? undefined : role).then((ok) => ok && setPath(''))
+        }}
+      >
+        <div className="field grow">
+          <label htmlFor={pathId} className="small">
+            Path
+          </label>
+          <div className="input-row">
+            <input id={pathId} className="input mono" value={path} onChange={(e) => setPath(e.target.value)} placeholder="/path/to/model" spellCheck={false} />
+            <button type="button" className="btn" onClick={() => void choose()}>
+              <FolderIcon size={14} /> Choose…
+            </button>
+          </div>
+        </div>
+        <div className="field">
+          <label htmlFor={roleId} className="small">
+            Use as
+          </label>
+          <select id={roleId} className="select" value={role} onChange={(e) => setRole(e.target.value as ModelRole | 'auto')}>
+            <option value="auto">Detect</option>
+            <option value="llm">Chat model</option>
+            <option value="embedding">Embedding model</option>
+            <option value="reranker">Reranker</option>
+          </select>
+        </div>
+        <button type="submit" className="btn btn-primary" disabled={!path.trim() || importing}>
+          {importing ? 'Importing…' : 'Import'}
+        </button>
+      </form>
+    </section>
+  )
+}

@@ -1,0 +1,144 @@
+import { useEffect, useId, useRef, useState } from 'react'
+import { useChat } from '../stores/chat'
+import { useLibrary } from '../stores/library'
+import { CheckIcon, ChevronIcon } from './Icons'
+import { compareVersionsDesc, isPrerelease } from '../lib/versions'
+
+/** Versions available for the chosen collections (all collections when none are chosen). */
+export function versionsInScope(collections: { id: string; versions: string[] }[], chosen: string[]): string[] {
+  const pool = chosen.length ? collections.filter((c) => chosen.includes(c.id)) : collections
+  const all = new Set<string>()
+  for (const c of pool) for (const v of c.versions) all.add(v)
+  return [...all].sort(compareVersionsDesc)
+}
+
+/** "Latest (2025-06-18)" when the collections in scope agree on their newest release, else per collection. */
+export function latestLabel(collections: { id: string; versions: string[] }[], chosen: string[]): string {
+  const pool = (chosen.length ? collections.filter((c) => chosen.includes(c.id)) : collections).filter((c) => c.versions.some((v) => !isPrerelease(v)))
+  const newest = new Set(pool.map((c) => c.versions.filter((v) => !isPrerelease(v)).sort(compareVersionsDesc)[0]!))
+  if (newest.size === 0) return 'Latest'
+  if (newest.size === 1) return `Latest (${[...newest][0]})`
+  return 'Latest of each collection'
+}
+
+export function ScopePicker() {
+  const collections = useLibrary((s) => s.collections)
+  const scope = useChat((s) => s.scope)
+  const setScope = useChat((s) => s.setScope)
+  const [open, setOpen] = useState(false)
+  const popRef = useRef<HTMLDivElement>(null)
+  const buttonRef = useRef<HTMLButtonElement>(null)
+  const versionId = useId()
+  const listId = useId()
+
+  const chosen = scope.collections.filter((c) => collections.some((x) => x.id === c))
+  const versions = versionsInScope(collections, chosen)
+  const version = scope.version
+  const latest = latestLabel(collections, chosen)
+
+  useEffect(() => {
+    if (!open) return
+    const onDown = (e: MouseEvent) => {
+      if (!popRef.current?.contains(e.target as Node) && !buttonRef.current?.contains(e.target as Node)) setOpen(false)
+    }
+    window.addEventListener('mousedown', onDown)
+    return () => window.removeEventListener('mousedown', onDown)
+  }, [open])
+
+  // A specific version that left the scope (collection deselected or removed) falls back to latest.
+  useEffect(() => {
+    if (version !== 'all' && version !== 'latest' && !versions.includes(version) && collections.length > 0) {
+      setScope({ ...scope, version: 'latest' })
+    }
+  }, [version, versions, collections.length, scope, setScope])
+
+  const toggle = (id: string) => {
+    const next = chosen.includes(id) ? chosen.filter((c) => c !== id) : [...chosen, id]
+    setScope({ ...scope, collections: next })
+  }
+
+  const collectionsLabel =
+    chosen.length === 0 ? 'All collections' : chosen.length === 1 ? chosen[0]! : `${chosen.length} collections`
+
+  return (
+    <div className="scope-picker" role="group" aria-label="Search scope">
+      <div className="scope-field">
+        <span className="scope-label" id={`${listId}-label`}>
+          In
+        </span>
+        <button
+          ref={buttonRef}
+          type="button"
+          className="select-btn"
+          aria-haspopup="true"
+          aria-expanded={open}
+          aria-controls={listId}
+          aria-label={`Collections: ${collectionsLabel}`}
+          disabled={collections.length === 0}
+          onClick={() => setOpen((o) => !o)}
+        >
+          <span>{collectionsLabel}</span>
+          <ChevronIcon size={14} />
+        </button>
+        {open && (
+          <div
+            ref={popRef}
+            id={listId}
+            className="popover"
+            role="group"
+            aria-label="Collections to search"
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') {
+                e.stopPropagation()
+                setOpen(false)
+                buttonRef.current?.focus()
+              }
+            }}
+          >
+            <label className="popover-item">
+              <input type="checkbox" checked={chosen.length === 0} onChange={() => setScope({ ...scope, collections: [] })} autoFocus />
+              <span>All collections</span>
+            </label>
+            <div className="popover-sep" />
+            {collections.map((c) => (
+              <label key={c.id} className="popover-item">
+                <input type="checkbox" checked={chosen.includes(c.id)} onChange={() => toggle(c.id)} />
+                <span>{c.id}</span>
+                <span className="muted small">{c.versions.length ? `${c.versions.length} versions` : 'unversioned'}</span>
+              </label>
+            ))}
+            <div className="popover-footer">
+              <button type="button" className="btn btn-small" onClick={() => setOpen(false)}>
+                <CheckIcon size={13} /> Done
+              </button>
+            </div>
+          </div>
+        )}
+      </div>
+      <div className="scope-field">
+        <label className="scope-label" htmlFor={versionId}>
+          Version
+        </label>
+        <select
+          id={versionId}
+          className="select"
+          value={version}
+          onChange={(e) => setScope({ ...scope, version: e.target.value })}
+          disabled={collections.length === 0}
+        >
+          <option value="latest">{latest}</option>
+          <option value="all">All versions</option>
+          {versions.length > 0 && (
+            <optgroup label="A specific version">
+              {versions.map((v) => (
+                <option key={v} value={v}>
+                  {v}
+                </option>
+              ))}
+            </optgroup>
+          )}
+        </select>
+      </div>
+    </div>
+  )
+}

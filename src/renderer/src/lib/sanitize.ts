@@ -1,0 +1,160 @@
+import DOMPurify from 'dompurify'
+import { Marked } from 'marked'
+import type { Citation } from './ask-types'
+
+/**
+ * Everything that turns untrusted text (model answers, indexed documents) into HTML goes through
+ * here. Documents are data, never code: scripts, event handlers, frames, forms, styles and SVG are
+ * removed by DOMPurify, and every URL is neutralised afterwards so nothing remote loads and no
+ * click can navigate the app window. The CSP in index.html is the second line of defence.
+ */
+
+const markdown = new Marked({ gfm: true, breaks: false, async: false })
+
+const FORBID_TAGS = [
+  'script', 'style', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'form', 'input', 'button',
+  'textarea', 'select', 'option', 'optgroup', 'fieldset', 'link', 'meta', 'base', 'video', 'audio', 'source',
+  'track', 'picture', 'canvas', 'template', 'noscript', 'dialog', 'portal', 'svg', 'math',
+]
+const FORBID_ATTR = ['style', 'srcset', 'action', 'formaction', 'background', 'poster', 'ping', 'target', 'xlink:href', 'lowsrc', 'dynsrc', 'longdesc', 'cite']
+
+const SAFE_EXTERNAL = /^(https?:|mailto:)/i
+const SAFE_IMAGE_DATA = /^data:image\/(png|gif|jpe?g|webp|bmp);/i
+
+let purifier: ReturnType<typeof DOMPurify> | null = null
+function purify(): ReturnType<typeof DOMPurify> {
+  // One instance bound to the current window (jsdom in tests, the renderer in the app).
+  purifier ??= DOMPurify(window)
+  return purifier
+}
+
+/**
+ * Chromium checks the CSP for an inline handler as soon as markup with `on…=` is parsed, even in the
+ * inert document DOMPurify parses into: nothing runs, but every hostile document would log a CSP
+ * violation. Renaming handler attributes inside tags first avoids that noise; DOMPurify (which
+ * drops all data-* attributes here) stays the actual defence.
+ */
+function defuseInlineHandlers(html: string): string {
+  return html.replace(/<[a-zA-Z][^>]*>/g, (tag) => tag.replace(/(\s|\/)(on[a-z]+\s*=)/gi, '$1data-defused-$2'))
+}
+
+/** Sanitises HTML into a fragment of an inert document (nothing in it loads or runs), then rewrites URLs. */
+function sanitizeToFragment(html: string): DocumentFragment {
+  const fragment = purify().sanitize(defuseInlineHandlers(html), {
+    USE_PROFILES: { html: true },
+    FORBID_TAGS,
+    FORBID_ATTR,
+    ALLOW_DATA_ATTR: false,
+    SANITIZE_NAMED_PROPS: true,
+    RETURN_DOM_FRAGMENT: true,
+  }) as DocumentFragment
+  neutraliseUrls(fragment)
+  return fragment
+}
+
+function neutraliseUrls(root: DocumentFragment): void {
+  const doc = root.ownerDocument
+  for (const el of Array.from(root.querySelectorAll('[src]'))) {
+    const src = el.getAttribute('src') ?? ''
+    if (el.tagName === 'IMG' && SAFE_IMAGE_DATA.test(src)) continue
+    el.removeAttribute('src')
+    if (el.tagName === 'IMG') {
+      // A remote or relative image would load something: show what it was instead.
+      const alt = el.getAttribute('alt')?.trim()
+      const note = doc.createElement('span')
+      note.className = 'image-placeholder'
+      note.textContent = alt ? `Image: ${alt}` : 'Image not shown'
+      note.title = 'Images from documents are not loaded in Docent'
+      el.replaceWith(note)
+    }
+  }
+  for (const a of Array.from(root.querySelectorAll('[href]'))) {
+    const href = a.getAttribute('href') ?? ''
+    a.removeAttribute('href')
+    if (a.tagName !== 'A') continue
+    if (SAFE_EXTERNAL.test(href)) {
+      a.setAttribute('data-href', href)
+      a.setAttribute('role', 'link')
+      a.setAttribute('tabindex', '0')
+      a.setAttribute('title', `${href} (opens in your browser after you confirm)`)
+      a.classList.add('external-link')
+    } else if (href.startsWith('#') && href.length > 1) {
+      a.setAttribute('data-anchor', href.slice(1))
+      a.setAttribute('role', 'link')
+      a.setAttribute('tabindex', '0')
+      a.classList.add('anchor-link')
+    } else {
+      a.classList.add('document-link')
+      if (href) a.setAttribute('title', `Link to ${href} inside the documents`)
+    }
+  }
+}
+
+function serialise(fragment: DocumentFragment): string {
+  const holder = fragment.ownerDocument.createElement('div')
+  holder.appendChild(fragment)
+  return holder.innerHTML
+}
+
+/** Front matter and MDX import/export lines are metadata, not content. */
+export function stripMarkdownPreamble(source: string): string {
+  let text = source.replace(/^\uFEFF/, '')
+  const fm = /^---\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)\s*(?:\r?\n|$)/.exec(text)
+  if (fm) text = text.slice(fm[0].length)
+  return text.replace(/^(?:import|export)\s[^\n]*\n/gm, '')
+}
+
+export function markdownToSafeHtml(source: string): string {
+  const html = markdown.parse(stripMarkdownPreamble(source)) as string
+  return serialise(sanitizeToFragment(html))
+}
+
+export function sanitizeHtml(html: string): string {
+  return serialise(sanitizeToFragment(html))
+}
+
+const CITE_MARK = /\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]/g
+
+/**
+ * Renders a verified answer: sanitised Markdown where every `[n]` that names one of the answer's
+ * citations becomes a chip button. Chips are built from DOM nodes after sanitising, so a marker
+ * can never smuggle markup in.
+ */
+export function renderAnswerHtml(answer: string, citations: Citation[]): string {
+  const fragment = sanitizeToFragment(markdown.parse(answer) as string)
+  const byN = new Map(citations.map((c) => [c.n, c]))
+  const doc = fragment.ownerDocument
+  const walker = doc.createTreeWalker(fragment, NodeFilter.SHOW_TEXT)
+  const texts: Text[] = []
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if ((n.parentElement?.closest('code, pre') ?? null) === null) texts.push(n as Text)
+  }
+  for (const text of texts) {
+    const value = text.data
+    CITE_MARK.lastIndex = 0
+    if (!CITE_MARK.test(value)) continue
+    CITE_MARK.lastIndex = 0
+    const out = doc.createDocumentFragment()
+    let last = 0
+    for (let m = CITE_MARK.exec(value); m; m = CITE_MARK.exec(value)) {
+      const numbers = m[1]!.split(/[,;]/).map((s) => Number(s.trim()))
+      if (!numbers.every((n) => byN.has(n))) continue
+      out.append(value.slice(last, m.index))
+      for (const n of numbers) {
+        const c = byN.get(n)!
+        const chip = doc.createElement('button')
+        chip.type = 'button'
+        chip.className = 'cite-chip'
+        chip.setAttribute('data-cite', String(n))
+        chip.setAttribute('aria-label', `Source ${n}: ${c.path}${c.heading ? `, ${c.heading}` : ''}`)
+        chip.title = `${c.path}${c.heading ? ` — ${c.heading}` : ''}`
+        chip.textContent = String(n)
+        out.append(chip)
+      }
+      last = m.index + m[0].length
+    }
+    out.append(value.slice(last))
+    text.replaceWith(out)
+  }
+  return serialise(fragment)
+}

@@ -1,0 +1,292 @@
+import { create } from 'zustand'
+import type { InvokeOutput } from '../../../shared/api'
+import type { Scope } from '../../../shared/search'
+import { call, errorMessage } from '../docent'
+import { parseAskEvent, parseAskResult, parseThreadMessage, type AskEvent, type AskResult } from '../lib/ask-types'
+import { useNav } from './nav'
+
+/**
+ * Threads and the turns of the open thread. A turn streams: stage messages, then draft tokens,
+ * then the final verified result that replaces the draft. Events are routed by requestId; events
+ * that arrive before `invoke('ask')` has returned its requestId are buffered, not dropped.
+ */
+
+export type ThreadSummary = InvokeOutput<'threads.list'>[number]
+
+export interface Stage {
+  stage: string
+  message: string
+}
+
+export interface Turn {
+  id: string
+  question: string
+  scope: Scope
+  searchOnly: boolean
+  requestId: string | null
+  status: 'sending' | 'streaming' | 'done' | 'stopped' | 'error'
+  stages: Stage[]
+  draft: string
+  draftAttempt: number
+  result: AskResult | null
+  error: string | null
+}
+
+interface ChatState {
+  threadId: string | null
+  threads: ThreadSummary[]
+  turns: Turn[]
+  scope: Scope
+  loadingThread: boolean
+  setScope(scope: Scope): void
+  refreshThreads(): Promise<void>
+  newThread(): void
+  openThread(threadId: string): Promise<void>
+  deleteThread(threadId: string): Promise<void>
+  ask(question: string, opts?: { searchOnly?: boolean }): Promise<void>
+  retry(turnId: string): Promise<void>
+  stop(): Promise<void>
+  receive(requestId: string, raw: unknown): void
+  /** `ask.done`: every request ends with it; a turn still open then failed (or ended without a result). */
+  finish(requestId: string, error: string | null): void
+}
+
+/** `ask.done` travels through the same buffer as the ask events, so ordering is kept. */
+const DONE = Symbol('ask.done')
+interface DoneMarker {
+  [DONE]: true
+  error: string | null
+}
+const isDone = (v: unknown): v is DoneMarker => typeof v === 'object' && v !== null && DONE in v
+
+let nextTurn = 1
+const pending = new Map<string, unknown[]>()
+
+export function activeTurn(turns: Turn[]): Turn | null {
+  const last = turns.at(-1)
+  return last && (last.status === 'sending' || last.status === 'streaming') ? last : null
+}
+
+function applyEvent(turn: Turn, ev: AskEvent): Turn {
+  switch (ev.type) {
+    case 'stage':
+      return { ...turn, status: 'streaming', stages: [...turn.stages, { stage: ev.stage, message: ev.message }] }
+    case 'token':
+      // A new attempt (the corrective retry after failed verification) starts a fresh draft.
+      return ev.attempt !== turn.draftAttempt
+        ? { ...turn, status: 'streaming', draft: ev.text, draftAttempt: ev.attempt }
+        : { ...turn, status: 'streaming', draft: turn.draft + ev.text }
+    case 'final':
+      return { ...turn, status: 'done', result: ev.result, draft: '' }
+  }
+}
+
+export const useChat = create<ChatState>()((set, get) => ({
+  threadId: null,
+  threads: [],
+  turns: [],
+  scope: { collections: [], version: 'latest' },
+  loadingThread: false,
+
+  setScope: (scope) => set({ scope }),
+
+  refreshThreads: async () => {
+    try {
+      const threads = await call('threads.list', {})
+      set({ threads: [...threads].sort((a, b) => b.updated_at.localeCompare(a.updated_at)) })
+    } catch {
+      // The list is a convenience; chat keeps working without it.
+    }
+  },
+
+  newThread: () => {
+    if (activeTurn(get().turns)) void get().stop()
+    set({ threadId: null, turns: [] })
+  },
+
+  openThread: async (threadId) => {
+    if (activeTurn(get().turns)) void get().stop()
+    set({ threadId, turns: [], loadingThread: true })
+    try {
+      const raw = await call('threads.get', { threadId })
+      if (get().threadId !== threadId) return
+      const turns = turnsFromThread(raw, get().scope)
+      set({ turns })
+      void restoreCitations(threadId, turns)
+    } catch (err) {
+      useNav.getState().notify(`Couldn't open the conversation: ${errorMessage(err)}`, 'error')
+    } finally {
+      set({ loadingThread: false })
+    }
+  },
+
+  deleteThread: async (threadId) => {
+    try {
+      await call('threads.delete', { threadId })
+      if (get().threadId === threadId) set({ threadId: null, turns: [] })
+      set((s) => ({ threads: s.threads.filter((t) => t.id !== threadId) }))
+    } catch (err) {
+      useNav.getState().notify(`Couldn't delete the conversation: ${errorMessage(err)}`, 'error')
+    }
+  },
+
+  ask: async (question, opts = {}) => {
+    const text = question.trim()
+    if (!text || activeTurn(get().turns)) return
+    const scope = get().scope
+    const turn: Turn = {
+      id: `t${nextTurn++}`,
+      question: text,
+      scope,
+      searchOnly: opts.searchOnly ?? false,
+      requestId: null,
+      status: 'sending',
+      stages: [],
+      draft: '',
+      draftAttempt: 1,
+      result: null,
+      error: null,
+    }
+    set((s) => ({ turns: [...s.turns, turn] }))
+    const threadId = get().threadId
+    try {
+      const { requestId } = await call('ask', {
+        question: text,
+        scope,
+        ...(threadId ? { threadId } : {}),
+        ...(opts.searchOnly ? { searchOnly: true } : {}),
+      })
+      set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, requestId } : t)) }))
+      const early = pending.get(requestId)
+      pending.delete(requestId)
+      for (const ev of early ?? []) get().receive(requestId, ev)
+    } catch (err) {
+      set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, status: 'error', error: errorMessage(err) } : t)) }))
+    }
+  },
+
+  retry: async (turnId) => {
+    const turn = get().turns.find((t) => t.id === turnId)
+    if (!turn || activeTurn(get().turns)) return
+    const before = get().scope
+    set({ scope: turn.scope })
+    await get().ask(turn.question, { searchOnly: turn.searchOnly })
+    set({ scope: before })
+  },
+
+  stop: async () => {
+    const turn = activeTurn(get().turns)
+    if (!turn) return
+    set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, status: 'stopped' } : t)) }))
+    if (turn.requestId) {
+      try {
+        await call('ask.cancel', { requestId: turn.requestId })
+      } catch {
+        // Already finished or gone: the turn is stopped either way.
+      }
+    }
+  },
+
+  receive: (requestId, raw) => {
+    const turn = get().turns.find((t) => t.requestId === requestId)
+    if (!turn) {
+      // The event beat invoke('ask') back: keep it until the requestId is known (bounded).
+      const list = pending.get(requestId) ?? []
+      if (list.length < 5000) list.push(raw)
+      pending.set(requestId, list)
+      if (pending.size > 50) pending.delete(pending.keys().next().value!)
+      return
+    }
+    if (turn.status === 'stopped' || turn.status === 'error' || turn.status === 'done') return
+    if (isDone(raw)) {
+      const error = raw.error ?? 'The answer ended without a result. Try again.'
+      set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, status: 'error', error } : t)) }))
+      return
+    }
+    const ev = parseAskEvent(raw)
+    if (!ev) return
+    set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? applyEvent(t, ev) : t)) }))
+    if (ev.type === 'final') {
+      if (ev.result.thread_id && get().threadId !== ev.result.thread_id) set({ threadId: ev.result.thread_id })
+      void get().refreshThreads()
+    }
+  },
+
+  finish: (requestId, error) => get().receive(requestId, { [DONE]: true, error } satisfies DoneMarker),
+}))
+
+function emptyResult(answer: string | null, traceId: string | null, threadId: string): AskResult {
+  return {
+    answer,
+    abstained: answer === null,
+    reason: null,
+    citations: [],
+    passages: [],
+    closest: [],
+    unanswered_parts: [],
+    warnings: [],
+    notices: [],
+    degraded: false,
+    mode: 'answer',
+    cached: false,
+    trace_id: traceId ?? '',
+    thread_id: threadId,
+    rewritten_question: null,
+    scope_label: '',
+  }
+}
+
+/**
+ * Rebuilds turns from `threads.get` (typed `unknown` at the boundary): a list of ThreadMessage, bare
+ * or under `messages`. An assistant message that carries its full `result` is shown as it was;
+ * otherwise its text is shown and `restoreCitations` fills the rest in from its trace.
+ */
+export function turnsFromThread(raw: unknown, scope: Scope): Turn[] {
+  const obj = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {}
+  const list = Array.isArray(raw) ? raw : Array.isArray(obj.messages) ? obj.messages : Array.isArray(obj.turns) ? obj.turns : []
+  const threadId = typeof obj.id === 'string' ? obj.id : ''
+  const turns: Turn[] = []
+  for (const item of list as unknown[]) {
+    const m = parseThreadMessage(item)
+    if (!m) continue
+    if (m.role === 'user') {
+      turns.push({
+        id: `t${nextTurn++}`,
+        question: m.content ?? '',
+        scope,
+        searchOnly: false,
+        requestId: null,
+        status: 'stopped',
+        stages: [],
+        draft: '',
+        draftAttempt: 1,
+        result: null,
+        error: null,
+      })
+      continue
+    }
+    const last = turns.at(-1)
+    if (!last || last.result) continue
+    const full = parseAskResult((item as Record<string, unknown>).result)
+    turns[turns.length - 1] = { ...last, status: 'done', result: full ?? emptyResult(m.content, m.trace_id, threadId) }
+  }
+  return turns
+}
+
+/** Fills in citations (and abstention details) of restored answers from their traces, which keep the full result. */
+async function restoreCitations(threadId: string, turns: Turn[]): Promise<void> {
+  for (const t of turns) {
+    const r = t.result
+    if (!r || !r.trace_id || r.citations.length > 0 || (r.answer === null && r.closest.length > 0)) continue
+    try {
+      const trace = await call('trace.get', { traceId: r.trace_id })
+      const data = typeof trace === 'object' && trace !== null ? (trace as Record<string, unknown>) : {}
+      const inner = typeof data.data === 'object' && data.data !== null ? (data.data as Record<string, unknown>) : data
+      const full = parseAskResult(inner.result)
+      if (!full || useChat.getState().threadId !== threadId) continue
+      useChat.setState((s) => ({ turns: s.turns.map((x) => (x.id === t.id ? { ...x, result: { ...full, trace_id: r.trace_id } } : x)) }))
+    } catch {
+      // The text is already shown; citations are a bonus when the trace is still there.
+    }
+  }
+}
