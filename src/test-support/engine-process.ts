@@ -1,0 +1,49 @@
+import path from 'node:path'
+import type { EventName, EventPayload } from '../shared/api'
+import { EngineClient } from '../main/engine-client'
+import { nodeEngineSpawner } from '../main/engine-process-node'
+import { repoRoot } from './paths'
+
+/**
+ * The real engine host (src/main/engine/host/utility-main.ts) in a Node child process behind the
+ * app's own EngineClient: what Electron's utilityProcess runs, minus Electron.
+ */
+export type Seen = { event: EventName; payload: unknown }
+
+export function eventRecorder() {
+  const seen: Seen[] = []
+  const waiters: { test: (s: Seen) => boolean; resolve: (s: Seen) => void }[] = []
+  const onEvent = <E extends EventName>(event: E, payload: EventPayload<E>): void => {
+    const s = { event, payload }
+    seen.push(s)
+    for (const w of [...waiters]) {
+      if (w.test(s)) {
+        waiters.splice(waiters.indexOf(w), 1)
+        w.resolve(s)
+      }
+    }
+  }
+  const waitFor = (test: (s: Seen) => boolean, timeoutMs = 120_000): Promise<Seen> => {
+    const hit = seen.find(test)
+    if (hit) return Promise.resolve(hit)
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('event did not arrive')), timeoutMs)
+      waiters.push({ test, resolve: (s) => (clearTimeout(timer), resolve(s)) })
+    })
+  }
+  return { seen, onEvent, waitFor }
+}
+
+export function realEngineClient(dataDir: string, modelsDir: string) {
+  const rec = eventRecorder()
+  const client = new EngineClient({
+    spawn: nodeEngineSpawner(
+      path.join(repoRoot, 'src/main/engine/host/utility-main.ts'),
+      ['--data', dataDir, '--models', modelsDir, '--app-version', 'test'],
+      { execArgv: ['--import', 'tsx'] },
+    ),
+    onEvent: rec.onEvent,
+    log: () => {},
+  })
+  return { client, rec }
+}
