@@ -34,12 +34,13 @@ export function eventRecorder() {
   return { seen, onEvent, waitFor }
 }
 
-export function realEngineClient(dataDir: string, modelsDir: string) {
+/** `watch: false` (the default here) for tests that drive imports themselves; true behaves as the app does. */
+export function realEngineClient(dataDir: string, modelsDir: string, opts: { watch?: boolean } = {}) {
   const rec = eventRecorder()
   const client = new EngineClient({
     spawn: nodeEngineSpawner(
       path.join(repoRoot, 'src/main/engine/host/utility-main.ts'),
-      ['--data', dataDir, '--models', modelsDir, '--app-version', 'test'],
+      ['--data', dataDir, '--models', modelsDir, '--app-version', 'test', ...(opts.watch ? [] : ['--no-watch'])],
       { execArgv: ['--import', 'tsx'] },
     ),
     onEvent: rec.onEvent,

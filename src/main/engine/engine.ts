@@ -388,6 +388,20 @@ export class Engine {
     return askWithEngine(this, request, opts)
   }
 
+  /** Conversation threads, most recently used first. */
+  async threads(): Promise<{ id: string; title: string; updated_at: string }[]> {
+    return new AnswerStore(this.db).listThreads()
+  }
+
+  /** One thread with its messages (each answer with its full verified result), or null. */
+  async thread(id: string): Promise<{ id: string; title: string; messages: Record<string, unknown>[] } | null> {
+    return new AnswerStore(this.db).getThread(id)
+  }
+
+  async deleteThread(id: string): Promise<boolean> {
+    return new AnswerStore(this.db).deleteThread(id)
+  }
+
   /** Everything recorded about one answer (retrieval ranks, gate, model output, verification, timings). */
   async trace(id: string): Promise<StoredTrace | null> {
     return new AnswerStore(this.db).trace(id)

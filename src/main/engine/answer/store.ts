@@ -78,6 +78,35 @@ export class AnswerStore {
     return threadId
   }
 
+  /** Conversation threads, most recently used first. */
+  async listThreads(limit = 200): Promise<{ id: string; title: string; updated_at: string }[]> {
+    const { rows } = await this.db.query<{ id: string; title: string; updated_at: Date }>(
+      `SELECT id, title, updated_at FROM threads ORDER BY updated_at DESC LIMIT $1`,
+      [limit],
+    )
+    return rows.map((r) => ({ id: r.id, title: r.title, updated_at: new Date(r.updated_at).toISOString() }))
+  }
+
+  /** A thread with its messages in order; each assistant message keeps the full verified result. */
+  async getThread(id: string): Promise<{ id: string; title: string; messages: Record<string, unknown>[] } | null> {
+    const { rows: t } = await this.db.query<{ id: string; title: string }>(`SELECT id, title FROM threads WHERE id = $1`, [id])
+    if (!t[0]) return null
+    const { rows } = await this.db.query<{ id: string; role: string; content: string | null; trace_id: string | null; created_at: Date; result: unknown }>(
+      `SELECT id, role, content, trace_id, created_at, result FROM messages WHERE thread_id = $1 ORDER BY seq`,
+      [id],
+    )
+    return {
+      id: t[0].id,
+      title: t[0].title,
+      messages: rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() })),
+    }
+  }
+
+  async deleteThread(id: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ id: string }>(`DELETE FROM threads WHERE id = $1 RETURNING id`, [id])
+    return rows.length > 0
+  }
+
   /** The last `limit` question/answer pairs of a thread, oldest first. */
   async history(threadId: string, limit = 3): Promise<PriorTurn[]> {
     const { rows } = await this.db.query<{ seq: number; role: string; content: string | null; standalone: string | null }>(

@@ -89,6 +89,38 @@ describe('engine killed at random points', () => {
     expect(resumed.rows).toEqual(reference.rows)
   })
 
+  it('mid-import, as the app runs it: the restarted engine resumes the import by itself', async () => {
+    const corpus = await corpusSubset()
+    const data = path.join(await temp(), 'index')
+    const models = path.join(await temp(), 'none')
+    const { client, rec } = realEngineClient(data, models, { watch: true })
+    try {
+      const started = await client.invoke('collections.import', { folder: corpus, collection: 'mcp' })
+      if (!started.ok) throw new Error(started.error.message)
+      await rec.waitFor((s) => s.event === 'import.progress' && jobOf(s) === started.value.jobId && (s.payload as { imported: number }).imported >= 8)
+      process.kill(client.pid!, 'SIGKILL')
+      await rec.waitFor((s) => s.event === 'import.done' && jobOf(s) === started.value.jobId)
+      // Any request starts the engine again; it finds the interrupted import and finishes it.
+      expect((await client.invoke('collections.list', {})).ok).toBe(true)
+      const resumed = await rec.waitFor(
+        (s) => s.event === 'import.done' && jobOf(s) !== started.value.jobId && (s.payload as EventPayload<'import.done'>).report?.collection === 'mcp',
+        300_000,
+      )
+      const report = (resumed.payload as EventPayload<'import.done'>).report!
+      expect(report.unchanged).toBeGreaterThanOrEqual(8)
+      expect(report.failed).toEqual([])
+    } finally {
+      await client.dispose(5_000)
+    }
+    const after = await chunkSnapshot(data, models)
+    expect(after.problems).toEqual([])
+    const cleanData = path.join(await temp(), 'index')
+    const clean = await Engine.open({ dataDir: cleanData, modelsDir: models })
+    await clean.ingest(corpus, { collection: 'mcp' })
+    await clean.close()
+    expect(after.rows).toEqual((await chunkSnapshot(cleanData, models)).rows)
+  })
+
   it('mid-answer, three times: the database reopens consistent and the next question is answered', async () => {
     const corpus = await corpusSubset()
     const data = path.join(await temp(), 'index')
@@ -207,9 +239,9 @@ function mountSmallDisk(dir: string, size: string): string | null {
 }
 
 describe('disk full', () => {
-  it('an import that runs out of space stops with an error, and what was written reopens consistent', async (ctx) => {
+  it('an import that runs out of space stops with a clear reason, and what was written reopens consistent', async (ctx) => {
     const disk = await temp()
-    const problem = mountSmallDisk(disk, '72m')
+    const problem = mountSmallDisk(disk, '128m')
     if (problem) {
       console.log(`disk-full test skipped: cannot mount a small tmpfs here (${problem.split('\n')[0]})`)
       ctx.skip()
@@ -217,21 +249,29 @@ describe('disk full', () => {
     const data = path.join(disk, 'index')
     await mkdir(data, { recursive: true })
     const models = path.join(await temp(), 'none')
+    const engine = await Engine.open({ dataDir: data, modelsDir: models })
     let failure: unknown = null
     try {
-      const engine = await Engine.open({ dataDir: data, modelsDir: models })
-      try {
-        await engine.ingest(mcpCorpus, { collection: 'mcp' })
-      } finally {
-        await engine.close().catch(() => {})
-      }
+      await engine.ingest(mcpCorpus, { collection: 'mcp' })
     } catch (err) {
       failure = err
     }
-    console.log(`disk full: ${failure ? `import stopped: ${String(failure).slice(0, 160)}` : 'the corpus fitted'}`)
-    // Free space (as a person would), then the database must open and be consistent.
+    const kept = (await engine.collections())[0]?.documents ?? 0
+    await engine.close()
+    expect(String(failure)).toMatch(/not enough free disk space/)
+    console.log(`disk full: import stopped after ${kept} documents: ${String(failure).slice(0, 140)}`)
+    // Free space (as a person would), then the database must open, be consistent and finish the import.
     execFileSync('mount', ['-o', 'remount,size=512m', disk], { stdio: 'ignore' })
     const after = await chunkSnapshot(data, models)
     expect(after.problems).toEqual([])
+    const again = await Engine.open({ dataDir: data, modelsDir: models })
+    try {
+      const report = await again.ingest(mcpCorpus, { collection: 'mcp' })
+      expect(report.failed).toEqual([])
+      expect(report.unchanged).toBeGreaterThanOrEqual(kept)
+      expect(await checkIndexConsistency(again.db)).toEqual([])
+    } finally {
+      await again.close()
+    }
   })
 })

@@ -2,8 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { EventName, EventPayload } from '../../../shared/api'
+import type { EventPayload } from '../../../shared/api'
 import { tempDir } from '../../../test-support/paths'
+import { eventRecorder, type Seen } from '../../../test-support/engine-process'
 import { EngineClient } from '../../engine-client'
 import { nodeEngineSpawner } from '../../engine-process-node'
 
@@ -17,32 +18,7 @@ import { nodeEngineSpawner } from '../../engine-process-node'
 const here = path.dirname(fileURLToPath(import.meta.url))
 const tsx = ['--import', 'tsx']
 
-type Seen = { event: EventName; payload: unknown }
-
-function recorder() {
-  const seen: Seen[] = []
-  const waiters: { test: (s: Seen) => boolean; resolve: (s: Seen) => void }[] = []
-  const onEvent = <E extends EventName>(event: E, payload: EventPayload<E>): void => {
-    const s = { event, payload }
-    seen.push(s)
-    for (const w of [...waiters]) {
-      if (w.test(s)) {
-        waiters.splice(waiters.indexOf(w), 1)
-        w.resolve(s)
-      }
-    }
-  }
-  /** Resolves on the first event (already seen or future) matching `test`. */
-  const waitFor = (test: (s: Seen) => boolean, timeoutMs = 60_000): Promise<Seen> => {
-    const hit = seen.find(test)
-    if (hit) return Promise.resolve(hit)
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('event did not arrive')), timeoutMs)
-      waiters.push({ test, resolve: (s) => (clearTimeout(timer), resolve(s)) })
-    })
-  }
-  return { seen, onEvent, waitFor }
-}
+const recorder = eventRecorder
 
 const jobIdOf = (s: Seen): string | undefined => (s.payload as { jobId?: string }).jobId
 

@@ -332,6 +332,26 @@ describe('engine host dispatch', () => {
     })
   })
 
+  it('keeps conversations: a thread lists, reads back with each answer, and deletes', async () => {
+    const ask = async (question: string, threadId?: string) => {
+      const { requestId } = ok(
+        await host.dispatch('ask', { question, scope: {}, searchOnly: true, ...(threadId ? { threadId } : {}) }),
+      ) as { requestId: string }
+      await waitFor((e) => e.event === 'ask.done' && idOf(e) === requestId)
+      const final = events.find((e) => e.event === 'ask.event' && idOf(e) === requestId && (e.payload as { event: { type: string } }).event.type === 'final')
+      return (final!.payload as { event: { result: { thread_id: string } } }).event.result
+    }
+    const first = await ask('How do I reset the widget?')
+    await ask('And what does E-04 mean?', first.thread_id)
+    const threads = ok(await host.dispatch('threads.list', {})) as { id: string; title: string }[]
+    expect(threads.find((t) => t.id === first.thread_id)?.title).toMatch(/reset the widget/)
+    const thread = ok(await host.dispatch('threads.get', { threadId: first.thread_id })) as { messages: { role: string; content: string | null }[] }
+    expect(thread.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(thread.messages[2]!.content).toBe('And what does E-04 mean?')
+    expect(ok(await host.dispatch('threads.delete', { threadId: first.thread_id }))).toEqual({ deleted: true })
+    expect(await host.dispatch('threads.get', { threadId: first.thread_id })).toMatchObject({ ok: false, error: { code: 'not_found' } })
+  })
+
   it('imports a model from disk, makes it active, and the engine picks it up without a restart', async () => {
     const before = ok(await host.dispatch('search', { query: 'widget', scope: {}, mode: 'vector', rerank: false })) as { notices: string[] }
     expect(before.notices.join(' ')).toMatch(/no embedding model/i)
@@ -342,11 +362,10 @@ describe('engine host dispatch', () => {
     expect(await host.dispatch('models.setActive', { role: 'embedding', name: 'not-installed' })).toMatchObject({ ok: false })
   })
 
-  it('answers app.info and models.status; features not built yet say so', async () => {
+  it('answers app.info and models.status', async () => {
     expect(ok(await host.dispatch('app.info', {}))).toMatchObject({ version: '9.9.9', dataDir: data })
     const status = ok(await host.dispatch('models.status', {})) as { role: string; installed: boolean; problem: string | null }[]
     expect(status.map((s) => s.role).sort()).toEqual(['embedding', 'llm', 'reranker'])
     expect(status.filter((s) => !s.installed && s.problem).map((s) => s.role)).toEqual(['reranker', 'llm'])
-    expect(await host.dispatch('threads.list', {})).toMatchObject({ ok: false, error: { code: 'not_available' } })
   })
 })

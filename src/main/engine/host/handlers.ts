@@ -51,6 +51,11 @@ export interface HostOptions {
   appVersion?: string
   /** Model manager (downloads, imports, active model); one over engine.modelsDir by default. */
   models?: ModelManager
+  /**
+   * The app's behaviour: keep every collection in step with its folder (watch/), and resume
+   * imports a crash or quit interrupted. Off in tests that drive imports themselves.
+   */
+  watchFolders?: boolean
 }
 
 /** A failure a person can act on, with a Result error code. */
@@ -64,7 +69,6 @@ export class HostError extends Error {
   }
 }
 
-const NOT_AVAILABLE = 'not available yet'
 
 interface Job {
   id: string
@@ -200,10 +204,28 @@ export function createEngineHost(engine: Engine, opts: HostOptions): EngineHost 
         // The final event, whatever happened above: the renderer waits for exactly this.
         emit('import.done', { jobId: job.id, report, error })
         if (report && !(report.cancelled && report.imported === 0)) emit('collections.changed', { collection })
+        if (report && !report.cancelled) void follow(collection)
       }
     }
     job.finished = importQueue = importQueue.then(run)
     return { jobId: job.id }
+  }
+
+  /** Watches a collection's folder so edits, additions and deletions reach the index by themselves. */
+  async function follow(collection: string): Promise<void> {
+    if (!opts.watchFolders) return
+    try {
+      await engine.watch(collection, {
+        catchUp: false,
+        onEvent: (e) => {
+          if (e.type === 'sync-finished' && e.added + e.changed + e.removed > 0) emit('collections.changed', { collection })
+          if (e.type === 'sync-failed' || e.type === 'watch-error') console.error(`[engine-host] watching ${collection}: ${e.error}`)
+        },
+      })
+    } catch (err) {
+      // A folder on a drive that is not connected: the collection stays searchable, unwatched.
+      console.error(`[engine-host] cannot watch ${collection}: ${errorMessage(err)}`)
+    }
   }
 
   async function modelStatus(): Promise<z.output<(typeof InvokeMap)['models.status']['output']>> {
@@ -336,15 +358,13 @@ export function createEngineHost(engine: Engine, opts: HostOptions): EngineHost 
       controller.abort()
       return { cancelled: true }
     },
-    'threads.list': async () => {
-      throw new HostError(NOT_AVAILABLE, ErrorCode.notAvailable)
+    'threads.list': async () => engine.threads(),
+    'threads.get': async ({ threadId }) => {
+      const thread = await engine.thread(threadId)
+      if (!thread) throw new HostError('There is no conversation with that id (it may have been deleted).', ErrorCode.notFound)
+      return thread
     },
-    'threads.get': async () => {
-      throw new HostError(NOT_AVAILABLE, ErrorCode.notAvailable)
-    },
-    'threads.delete': async () => {
-      throw new HostError(NOT_AVAILABLE, ErrorCode.notAvailable)
-    },
+    'threads.delete': async ({ threadId }) => ({ deleted: await engine.deleteThread(threadId) }),
     'trace.get': async ({ traceId }) => {
       const trace = await engine.trace(traceId)
       if (!trace) throw new HostError('There is no trace with that id (it may have been removed).', ErrorCode.notFound)
@@ -462,6 +482,33 @@ export function createEngineHost(engine: Engine, opts: HostOptions): EngineHost 
       return errorResult(`${name} returned data outside the contract.`, ErrorCode.invalidOutput)
     }
     return { ok: true, value: output.data }
+  }
+
+  if (opts.watchFolders) {
+    // On start: finish imports a crash or quit interrupted (each resumes where it stopped), then
+    // watch every collection; a catch-up sync picks up what changed while the app was closed.
+    void (async () => {
+      try {
+        const unfinished = await engine.unfinishedImports()
+        const resumed = new Set<string>()
+        for (const u of unfinished) {
+          // Only what a crash or quit interrupted: an import the person cancelled stays cancelled.
+          if (u.state !== 'interrupted' || resumed.has(u.collection)) continue
+          resumed.add(u.collection)
+          startImport(u.root, u.collection, undefined)
+        }
+        for (const c of await engine.collections()) {
+          if (resumed.has(c.id)) continue
+          await engine.watch(c.id, {
+            onEvent: (e) => {
+              if (e.type === 'sync-finished' && e.added + e.changed + e.removed > 0) emit('collections.changed', { collection: c.id })
+            },
+          }).catch((err: unknown) => console.error(`[engine-host] cannot watch ${c.id}: ${errorMessage(err)}`))
+        }
+      } catch (err) {
+        console.error(`[engine-host] start-up sync: ${errorMessage(err)}`)
+      }
+    })()
   }
 
   return {

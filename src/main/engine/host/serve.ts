@@ -16,6 +16,8 @@ export interface ServeOptions {
   dataDir: string
   modelsDir: string
   appVersion?: string
+  /** Watch collections' folders and resume interrupted imports (the app); default true. */
+  watchFolders?: boolean
   /** Called after shutdown with the exit code. */
   exit: (code: number) => void
 }
@@ -83,6 +85,7 @@ export async function serveEngine(port: HostPort, opts: ServeOptions): Promise<v
     modelsDir: opts.modelsDir,
     ...(opts.appVersion ? { appVersion: opts.appVersion } : {}),
     emit: (event, payload) => port.postMessage({ type: 'event', event, payload }),
+    watchFolders: opts.watchFolders ?? true,
   })
   port.postMessage({ type: 'ready', pid: process.pid })
   for (const raw of early.splice(0)) handle(raw)

@@ -7,7 +7,8 @@ import type { FromHost } from './protocol'
 /**
  * Entry of the engine's process: `utilityProcess.fork(<out/main/engine-host.js>, args)` in the app
  * (messages over `process.parentPort`), or `child_process.fork` in tests (over `process.send`).
- * Arguments: --data <dir> --models <dir> [--app-version <v>]; DOCENT_DATA_DIR / DOCENT_MODELS_DIR
+ * Arguments: --data <dir> --models <dir> [--app-version <v>] [--no-watch] (tests that drive imports
+ * themselves: no folder watching, no automatic resume); DOCENT_DATA_DIR / DOCENT_MODELS_DIR
  * when absent, then the app's default folders. Protocol: ./protocol.ts.
  */
 
@@ -45,7 +46,7 @@ function pickPort(): HostPort {
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { data: { type: 'string' }, models: { type: 'string' }, 'app-version': { type: 'string' } },
+  options: { data: { type: 'string' }, models: { type: 'string' }, 'app-version': { type: 'string' }, 'no-watch': { type: 'boolean' } },
   strict: false,
 })
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined)
@@ -58,4 +59,10 @@ const port = pickPort()
 // A forked Node child whose parent went away has nobody to answer: stop rather than linger.
 process.on('disconnect', () => process.exit(0))
 
-void serveEngine(port, { dataDir, modelsDir, ...(appVersion ? { appVersion } : {}), exit: (code) => process.exit(code) })
+void serveEngine(port, {
+  dataDir,
+  modelsDir,
+  ...(appVersion ? { appVersion } : {}),
+  watchFolders: values['no-watch'] !== true,
+  exit: (code) => process.exit(code),
+})

@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { Db } from '../store/db'
 import { chunkId, documentId, sha256Hex } from '../store/ids'
 import { toVectorLiteral } from '../store/vector-index'
+import { ensureFreeSpace, MIN_FREE_BYTES } from '../store/disk-space'
 import {
   type ChunkRow,
   type DocumentRow,
@@ -227,6 +228,10 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       }
       progress.phase = 'importing'
     }
+    // Room for this batch several times over (text, vectors, index entries, WAL), checked before
+    // writing: a full disk must stop the import with a reason, not inside the database.
+    const batchBytes = batch.reduce((n, p) => n + p.chunks.reduce((m, c) => m + c.text.length * 4 + (c.embedding ? c.embedding.length * 8 : 0), 0), 0)
+    await ensureFreeSpace(db.dataDir, MIN_FREE_BYTES + batchBytes * 4)
     for (const p of batch) {
       await timed('write', () => replaceDocument(db, p.doc, p.chunks))
       progress.imported++

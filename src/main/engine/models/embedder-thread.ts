@@ -98,12 +98,15 @@ export async function loadEmbedderThreaded(dir: string, opts: EmbedderOptions = 
     if (dead) return Promise.reject(dead)
     if (signal?.aborted) return Promise.reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))
     const id = nextId++
+    const onAbort = () => worker.postMessage({ type: 'abort', id })
     return new Promise<Float32Array[]>((resolve, reject) => {
       pending.set(id, { resolve, reject })
       worker.ref()
       worker.postMessage({ type: 'embed', id, texts, query })
-      signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }), { once: true })
+      signal?.addEventListener('abort', onAbort, { once: true })
     }).finally(() => {
+      // One import signal serves thousands of calls: leaving listeners on it would leak.
+      signal?.removeEventListener('abort', onAbort)
       if (pending.size === 0) worker.unref()
     })
   }

@@ -92,7 +92,7 @@ export async function searchChunks(
     )
     if (Number(rows[0]?.n ?? 0) > 0) {
       degraded = true
-      notices.push(`${rows[0]!.n} passages are not embedded yet, so vector search cannot see them; they are being embedded.`)
+      notices.push(`${rows[0]!.n} passages have no embedding from this model yet, so vector search cannot see them; re-sync the collection (or run ingest again) to embed them.`)
     }
   }
 

@@ -2,7 +2,7 @@ import { useChat } from '../stores/chat'
 import { useLibrary } from '../stores/library'
 import { roleLabel, statusFor, useModels, type ModelRole } from '../stores/models'
 import { useNav } from '../stores/nav'
-import { isPrerelease } from '../lib/versions'
+import { isPrerelease } from '../../../shared/versions'
 import { CheckIcon, FolderIcon, GearIcon, SparkIcon } from './Icons'
 import { ImportProgressView, pickAndImportFolder } from './Library'
 

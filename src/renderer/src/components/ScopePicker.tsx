@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react'
 import { useChat } from '../stores/chat'
 import { useLibrary } from '../stores/library'
 import { CheckIcon, ChevronIcon } from './Icons'
-import { compareVersionsDesc, isPrerelease } from '../lib/versions'
+import { compareVersionsDesc, isPrerelease } from '../../../shared/versions'
 
 /** Versions available for the chosen collections (all collections when none are chosen). */
 export function versionsInScope(collections: { id: string; versions: string[] }[], chosen: string[]): string[] {

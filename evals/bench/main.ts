@@ -1,0 +1,57 @@
+import { benchCompare } from './compare'
+import { benchImport } from './import'
+import { benchQuery } from './query'
+import { printMachine, writeReport } from './machine'
+
+/**
+ * `npm run bench [-- suite ...]`: prints tables with this machine's figures and a baseline in the
+ * same run, and writes JSON under evals/reports/. Suites: import, query, compare, models,
+ * responsiveness (default: all). Benchmarks are never timed assertions in tests.
+ *
+ * Options: --docs N (synthetic import corpus, default 10000), --tiers 10000,100000, --queries 200.
+ */
+const SUITES = ['compare', 'query', 'import', 'models', 'responsiveness'] as const
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2)
+  const opt = (name: string, fallback: string) => {
+    const i = args.indexOf(`--${name}`)
+    return i >= 0 && args[i + 1] ? args[i + 1]! : fallback
+  }
+  const positional = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1]!.startsWith('--')))
+  const suites = positional.length ? positional : [...SUITES]
+  printMachine()
+  for (const suite of suites) {
+    let result: Record<string, unknown>
+    switch (suite) {
+      case 'import':
+        result = await benchImport({ docs: Number(opt('docs', '10000')) })
+        break
+      case 'query':
+        result = await benchQuery({ tiers: opt('tiers', '10000,100000').split(',').map(Number), queries: Number(opt('queries', '200')) })
+        break
+      case 'compare':
+        result = await benchCompare()
+        break
+      case 'models': {
+        const { benchModels } = await import('./models')
+        result = await benchModels()
+        break
+      }
+      case 'responsiveness': {
+        const { benchResponsiveness } = await import('./responsiveness')
+        result = await benchResponsiveness({ docs: Number(opt('docs', '10000')) })
+        break
+      }
+      default:
+        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}`)
+    }
+    const file = await writeReport(suite, result)
+    process.stdout.write(`(written to ${file})\n\n`)
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`)
+  process.exitCode = 1
+})
