@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Db } from './store/db'
 import { openPGlite } from './store/db'
@@ -287,12 +287,24 @@ export class Engine {
     this.chatP ??= (async () => {
       const file = activeModelPath(this.modelsDir, 'llm')
       if (!file) return { model: null, problem: `no language model is installed in ${this.modelsDir}` }
-      try {
-        const { loadChatModel } = await import('./models/llm')
-        return { model: await loadChatModel(file), problem: null }
-      } catch (err) {
-        return { model: null, problem: `the language model could not be loaded (${err instanceof Error ? err.message : String(err)})` }
+      const { loadChatModel } = await import('./models/llm')
+      let firstError: string | null = null
+      // The chosen model first; if it cannot load (truncated download, too little memory), the
+      // other installed ones in name order, so answers keep working; the notice says what happened.
+      const others = readdirSync(path.dirname(file))
+        .filter((f) => f.endsWith('.gguf') && path.join(path.dirname(file), f) !== file)
+        .sort()
+        .map((f) => path.join(path.dirname(file), f))
+      for (const candidate of [file, ...others]) {
+        try {
+          const model = await loadChatModel(candidate)
+          const problem = firstError ? `the chosen language model could not be loaded (${firstError}); using ${path.basename(candidate)} instead` : null
+          return { model, problem }
+        } catch (err) {
+          firstError ??= err instanceof Error ? err.message : String(err)
+        }
       }
+      return { model: null, problem: `the language model could not be loaded (${firstError})` }
     })()
     return this.chatP
   }

@@ -284,6 +284,8 @@ export async function runAsk(ctx: AskContext, request: AskRequest, options: AskO
   }
   base.degraded = retrieval.degraded || gate.decision.basis === 'fallback'
   base.notices = [...retrieval.notices]
+  // A fallback model answered (the chosen one could not load): say so.
+  if (ctx.chat && ctx.chatProblem) base.notices.push(`Answered with a fallback model: ${ctx.chatProblem}.`)
   if (gate.decision.basis === 'fallback' && opts.gate) {
     base.notices.push('No reranker was available, so relevance was judged from keyword and vector evidence only (less reliable).')
   }
