@@ -16,6 +16,7 @@ import {
   storeEmbeddings,
   touchDocument,
   upsertCollection,
+  vacuumHotTables,
 } from '../store/writer'
 import { extractExactTerms, countWords } from '../retrieve/exact-terms'
 import { type TokenCounter, chunkDocument, chunkerSignature, embeddingText, DEFAULT_CHUNK_OPTIONS } from './chunker'
@@ -236,6 +237,7 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       await timed('write', () => replaceDocument(db, p.doc, p.chunks))
       progress.imported++
       progress.chunksWritten += p.chunks.length
+      if (progress.imported % 500 === 0) await timed('write', () => vacuumHotTables(db))
       opts.onDocument?.({ path: p.doc.path, change: states.has(p.doc.path) ? 'changed' : 'added' })
     }
     emit()
@@ -351,7 +353,7 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
         pruned++
       }
     }
-    await markSynced(db, collection)
+    await markSynced(db, collection, { full: !opts.onlyPaths })
   } else {
     notices.push('Import cancelled: documents finished so far are searchable; run it again to continue.')
   }

@@ -170,13 +170,24 @@ export async function deleteDocument(db: Db, documentId: string, collectionId: s
   })
 }
 
-export async function markSynced(db: Queryable, collectionId: string): Promise<void> {
+export async function markSynced(db: Queryable, collectionId: string, opts: { full: boolean } = { full: true }): Promise<void> {
   await db.query('UPDATE collections SET last_sync_at = now() WHERE id = $1', [collectionId])
   // Lexemes no longer in any chunk of the collection would only slow down IDF look-ups.
   await db.query('DELETE FROM term_stats WHERE collection_id = $1 AND df <= 0', [collectionId])
-  // Planner statistics: without them the full-text GIN index looks no better than a scan. A server
-  // runs autovacuum; embedded PGlite does not, so the engine analyzes after each sync.
-  await db.exec('ANALYZE chunks; ANALYZE term_stats; ANALYZE documents')
+  // Planner statistics and dead-row clean-up. A server runs autovacuum; embedded PGlite does not,
+  // and every document write updates hundreds of term_stats rows (one new row version each), so
+  // without VACUUM the statistics table and the index bloat with every sync.
+  // A watcher's small change set vacuums only the hot tables, so a saved file stays quick to apply.
+  // One statement per call: several in one query string form an implicit transaction, where
+  // VACUUM is not allowed.
+  const tables = opts.full ? ['term_stats', 'collections', 'documents', 'chunks'] : ['term_stats', 'collections']
+  for (const t of tables) await db.exec(opts.full ? `VACUUM (ANALYZE) ${t}` : `VACUUM ${t}`)
+}
+
+/** Reclaims dead row versions of the tables every document write updates (during long imports). */
+export async function vacuumHotTables(db: Queryable): Promise<void> {
+  await db.exec('VACUUM term_stats')
+  await db.exec('VACUUM collections')
 }
 
 /** Embeddings already computed for these texts by this model (identical text is embedded once). */
