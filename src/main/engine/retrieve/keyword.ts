@@ -83,48 +83,17 @@ export function toTsqueryLiteral(lexemes: string[]): string {
   return lexemes.map((l) => "'" + l.replace(/\\/g, '\\\\').replace(/'/g, "''") + "'").join(' | ')
 }
 
-/**
- * When even the rarest query word is common (more postings than the budget), candidates are the
- * chunks that contain at least two of the three rarest words; only if that finds too few does the
- * search widen to the rarest word alone, capped at HEAVY_CANDIDATE_CAP chunks. A question made
- * only of common words would otherwise score a large share of the corpus one chunk at a time.
- */
-export const HEAVY_CANDIDATE_CAP = 5000
-
 export async function retrieveKeyword(db: Queryable, query: string, scope: ResolvedScope, limit: number): Promise<KeywordHit[]> {
   if (scope.collections.length === 0 || !query.trim()) return []
   const { terms, avgdl } = await queryTerms(db, query, scope.collections)
   if (terms.length === 0) return []
-  const heavy = terms[0]!.df > CANDIDATE_POSTINGS_BUDGET && terms.length >= 2
-  if (!heavy) return scoreCandidates(db, toTsqueryLiteral(selectiveTerms(terms).map((t) => t.lexeme)), null, terms, avgdl, scope, limit)
-  const [a, b, c] = terms.map((t) => toTsqueryLiteral([t.lexeme]))
-  const pairs = c ? `(${a} & ${b}) | (${a} & ${c}) | (${b} & ${c})` : `${a} & ${b}`
-  const hits = await scoreCandidates(db, pairs, null, terms, avgdl, scope, limit)
-  if (hits.length >= limit) return hits
-  const wider = await scoreCandidates(db, a!, HEAVY_CANDIDATE_CAP, terms, avgdl, scope, limit)
-  const seen = new Set(hits.map((h) => h.chunk_id))
-  return [...hits, ...wider.filter((h) => !seen.has(h.chunk_id))]
-    .sort((x, y) => y.bm25 - x.bm25 || x.chunk_id.localeCompare(y.chunk_id))
-    .slice(0, limit)
-    .map((h, i) => ({ ...h, rank: i + 1 }))
-}
-
-async function scoreCandidates(
-  db: Queryable,
-  tsquery: string,
-  cap: number | null,
-  terms: QueryTerm[],
-  avgdl: number,
-  scope: ResolvedScope,
-  limit: number,
-): Promise<KeywordHit[]> {
+  const selective = selectiveTerms(terms)
   const s = scopeSql(scope, 'c', 5)
-  const candidates = `SELECT c.id, c.tsv, c.lex_len FROM chunks c WHERE c.tsv @@ $1::tsquery AND ${s.sql}${cap ? ` LIMIT ${cap}` : ''}`
   const { rows } = await db.query<{ id: string; score: number }>(
     `WITH qt AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS t(lexeme, idf))
      SELECT c.id,
             sum(qt.idf * (m.tf * (${BM25.k1} + 1)) / (m.tf + ${BM25.k1} * (1 - ${BM25.b} + ${BM25.b} * c.lex_len / $4::float8)))::float8 AS score
-       FROM (${candidates}) c
+       FROM chunks c
        CROSS JOIN LATERAL (
           SELECT u.lexeme,
                  (coalesce(cardinality(u.positions), 0)
@@ -133,10 +102,11 @@ async function scoreCandidates(
        ) m0
        CROSS JOIN LATERAL (SELECT m0.lexeme, greatest(m0.tf0, 1.0) AS tf) m
        JOIN qt ON qt.lexeme = m.lexeme
+      WHERE c.tsv @@ $1::tsquery AND ${s.sql}
       GROUP BY c.id
       ORDER BY score DESC, c.id
       LIMIT $5`,
-    [tsquery, terms.map((t) => t.lexeme), terms.map((t) => t.idf), avgdl, limit, ...s.params],
+    [toTsqueryLiteral(selective.map((t) => t.lexeme)), terms.map((t) => t.lexeme), terms.map((t) => t.idf), avgdl, limit, ...s.params],
   )
   return rows.map((r, i) => ({ chunk_id: r.id, rank: i + 1, bm25: Number(r.score) }))
 }
