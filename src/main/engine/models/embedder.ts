@@ -24,19 +24,17 @@
  */
 import path from 'node:path'
 import { stat } from 'node:fs/promises'
-import { AutoModel, AutoTokenizer } from '@huggingface/transformers'
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers'
+import { AutoModel } from '@huggingface/transformers'
+import type { Tensor } from '@huggingface/transformers'
 import { z } from 'zod'
 import { errorMessage, ModelLoadError } from './errors'
 import {
   checkModelFolder,
   configureOfflineEnv,
-  modelId,
-  modelMaxTokens,
+  loadOnnxModel,
   readJsonFile,
   runBatched,
-  sessionInputNames,
-  TemplateEncoder,
+  type TemplateEncoder,
 } from './onnx-common'
 
 export type Pooling = 'cls' | 'mean'
@@ -89,29 +87,13 @@ export async function loadEmbedder(dir: string, opts: EmbedderOptions = {}): Pro
   const documentPrefix = opts.documentPrefix ?? docent.documentPrefix ?? ''
   const batchSize = Math.max(1, Math.floor(opts.batchSize ?? DEFAULT_BATCH))
 
-  let tokenizer: PreTrainedTokenizer
-  let model: PreTrainedModel
-  try {
-    tokenizer = await AutoTokenizer.from_pretrained(abs, { local_files_only: true })
-  } catch (err) {
-    throw new ModelLoadError(abs, `cannot load the tokenizer in ${abs}: ${errorMessage(err)}`, { cause: err })
-  }
-  try {
-    model = await AutoModel.from_pretrained(abs, { local_files_only: true, dtype: 'fp32', device: 'cpu' })
-  } catch (err) {
-    throw new ModelLoadError(abs, `cannot load the ONNX model in ${abs}: ${errorMessage(err)}`, { cause: err })
-  }
-
-  const maxTokens = Math.min(docent.maxTokens ?? Infinity, modelMaxTokens(config, tokenizer))
-  let encoder: TemplateEncoder
-  try {
-    encoder = new TemplateEncoder(tokenizer, maxTokens, abs)
-  } catch (err) {
-    await model.dispose().catch(() => undefined)
-    throw err
-  }
-  const inputNames = sessionInputNames(model)
-  const id = await modelId('embedding', abs)
+  const { tokenizer, model, encoder, inputNames, id, maxTokens } = await loadOnnxModel(
+    abs,
+    'embedding',
+    AutoModel,
+    config,
+    docent.maxTokens ?? Infinity,
+  )
   let disposed = false
 
   const runBatch = async (batch: ReturnType<TemplateEncoder['encode']>[]): Promise<Float32Array[]> => {

@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { env, Tensor } from '@huggingface/transformers'
-import type { PreTrainedTokenizer } from '@huggingface/transformers'
+import { AutoTokenizer, env, Tensor } from '@huggingface/transformers'
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers'
 import { errorMessage, ModelLoadError } from './errors'
 
 let envConfigured = false
@@ -295,4 +295,49 @@ export async function runBatched<I, E extends { ids: readonly number[] }, O>(
     }
   }
   return out
+}
+
+/** What both ONNX models need once loaded: tokenizer, session, template encoder, input names and id. */
+export interface LoadedOnnx {
+  tokenizer: PreTrainedTokenizer
+  model: PreTrainedModel
+  encoder: TemplateEncoder
+  inputNames: readonly string[] | null
+  id: string
+  maxTokens: number
+}
+
+/**
+ * Loads the tokenizer and the ONNX session of a model folder with one of transformers.js' model
+ * classes (AutoModel for embeddings, AutoModelForSequenceClassification for the cross-encoder),
+ * turning every failure into a ModelLoadError that names the folder.
+ */
+export async function loadOnnxModel(
+  abs: string,
+  kind: 'embedding' | 'reranker',
+  modelClass: { from_pretrained(dir: string, opts: Record<string, unknown>): Promise<PreTrainedModel> },
+  config: Record<string, unknown>,
+  maxTokensCap = Infinity,
+): Promise<LoadedOnnx> {
+  let tokenizer: PreTrainedTokenizer
+  let model: PreTrainedModel
+  try {
+    tokenizer = await AutoTokenizer.from_pretrained(abs, { local_files_only: true })
+  } catch (err) {
+    throw new ModelLoadError(abs, `cannot load the tokenizer in ${abs}: ${errorMessage(err)}`, { cause: err })
+  }
+  try {
+    model = await modelClass.from_pretrained(abs, { local_files_only: true, dtype: 'fp32', device: 'cpu' })
+  } catch (err) {
+    throw new ModelLoadError(abs, `cannot load the ONNX model in ${abs}: ${errorMessage(err)}`, { cause: err })
+  }
+  const maxTokens = Math.min(maxTokensCap, modelMaxTokens(config, tokenizer))
+  let encoder: TemplateEncoder
+  try {
+    encoder = new TemplateEncoder(tokenizer, maxTokens, abs)
+  } catch (err) {
+    await model.dispose().catch(() => undefined)
+    throw err
+  }
+  return { tokenizer, model, encoder, inputNames: sessionInputNames(model), id: await modelId(kind, abs), maxTokens }
 }

@@ -7,18 +7,16 @@
  * tokenizer_config.json, onnx/model.onnx.
  */
 import path from 'node:path'
-import { AutoModelForSequenceClassification, AutoTokenizer } from '@huggingface/transformers'
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers'
+import { AutoModelForSequenceClassification } from '@huggingface/transformers'
+import type { Tensor } from '@huggingface/transformers'
 import { errorMessage, ModelLoadError } from './errors'
 import {
   checkModelFolder,
   configureOfflineEnv,
-  modelId,
-  modelMaxTokens,
+  loadOnnxModel,
   readJsonFile,
   runBatched,
-  sessionInputNames,
-  TemplateEncoder,
+  type TemplateEncoder,
 } from './onnx-common'
 
 export interface Reranker {
@@ -47,33 +45,7 @@ export async function loadReranker(dir: string, opts: RerankerOptions = {}): Pro
   const config = await readJsonFile(path.join(abs, 'config.json'), abs)
   const batchSize = Math.max(1, Math.floor(opts.batchSize ?? DEFAULT_BATCH))
 
-  let tokenizer: PreTrainedTokenizer
-  let model: PreTrainedModel
-  try {
-    tokenizer = await AutoTokenizer.from_pretrained(abs, { local_files_only: true })
-  } catch (err) {
-    throw new ModelLoadError(abs, `cannot load the tokenizer in ${abs}: ${errorMessage(err)}`, { cause: err })
-  }
-  try {
-    model = await AutoModelForSequenceClassification.from_pretrained(abs, {
-      local_files_only: true,
-      dtype: 'fp32',
-      device: 'cpu',
-    })
-  } catch (err) {
-    throw new ModelLoadError(abs, `cannot load the ONNX model in ${abs}: ${errorMessage(err)}`, { cause: err })
-  }
-
-  const maxTokens = modelMaxTokens(config, tokenizer)
-  let encoder: TemplateEncoder
-  try {
-    encoder = new TemplateEncoder(tokenizer, maxTokens, abs)
-  } catch (err) {
-    await model.dispose().catch(() => undefined)
-    throw err
-  }
-  const inputNames = sessionInputNames(model)
-  const id = await modelId('reranker', abs)
+  const { model, encoder, inputNames, id, maxTokens } = await loadOnnxModel(abs, 'reranker', AutoModelForSequenceClassification, config)
   let disposed = false
 
   const runBatch = async (batch: ReturnType<TemplateEncoder['encodePair']>[]): Promise<number[]> => {
