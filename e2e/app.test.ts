@@ -33,10 +33,11 @@ describe('Docent desktop app (browser e2e)', () => {
     cleanups.push(t.cleanup)
     corpus = path.join(t.dir, 'mcp-docs')
     if (FULL) await cp(mcpCorpus, corpus, { recursive: true })
-    else for (const part of SUBSET) {
-      await mkdir(path.join(corpus, part), { recursive: true })
-      await cp(path.join(mcpCorpus, part), path.join(corpus, part), { recursive: true })
-    }
+    else
+      for (const part of SUBSET) {
+        await mkdir(path.join(corpus, part), { recursive: true })
+        await cp(path.join(mcpCorpus, part), path.join(corpus, part), { recursive: true })
+      }
     h = await startHarness({ pickFolder: () => corpus, viewport: { width: 1360, height: 860 } })
   })
 
@@ -69,7 +70,9 @@ describe('Docent desktop app (browser e2e)', () => {
     await h.screenshot('import-progress')
     const done = await h.waitForEvent('import.done', () => true, 300_000)
     const seconds = (Date.now() - t0) / 1000
-    console.log(`[e2e] import of ${FULL ? 'the full corpus' : SUBSET.join(', ')}: ${seconds.toFixed(1)} s, ${done.report?.imported} files imported`)
+    console.log(
+      `[e2e] import of ${FULL ? 'the full corpus' : SUBSET.join(', ')}: ${seconds.toFixed(1)} s, ${done.report?.imported} files imported`,
+    )
     expect(done.error).toBeNull()
     expect(done.report?.imported).toBeGreaterThan(40)
 
@@ -80,7 +83,7 @@ describe('Docent desktop app (browser e2e)', () => {
     await h.screenshot('library')
   })
 
-  it('asks a question: stages stream, then the pipeline\'s result (fixture models: usually an honest abstention)', async () => {
+  it("asks a question: stages stream, then the pipeline's result (fixture models: usually an honest abstention)", async () => {
     const { page } = h
     await page.getByRole('combobox', { name: 'Version' }).selectOption('2025-03-26')
     const box = page.getByRole('textbox', { name: 'Ask a question about your documents' })
@@ -107,9 +110,14 @@ describe('Docent desktop app (browser e2e)', () => {
     if (!search.ok) throw new Error(search.error.message)
     const hits = (search.value as { results: SearchHit[] }).results.slice(0, 2)
     expect(hits.length).toBe(2)
-    const firstFinal = h.events.find((e) => e.event === 'ask.event' && (e.payload as { event: { type: string } }).event.type === 'final')
-    const traceId = (firstFinal?.payload as { event: { result: { trace_id: string } } } | undefined)?.event.result.trace_id ?? 'none'
-    const seen = new Set(h.events.filter((e) => e.event === 'ask.event').map((e) => (e.payload as { requestId: string }).requestId))
+    const firstFinal = h.events.find(
+      (e) => e.event === 'ask.event' && (e.payload as { event: { type: string } }).event.type === 'final',
+    )
+    const traceId =
+      (firstFinal?.payload as { event: { result: { trace_id: string } } } | undefined)?.event.result.trace_id ?? 'none'
+    const seen = new Set(
+      h.events.filter((e) => e.event === 'ask.event').map((e) => (e.payload as { requestId: string }).requestId),
+    )
 
     await page.getByRole('button', { name: 'New conversation' }).click()
     const box = page.getByRole('textbox', { name: 'Ask a question about your documents' })
@@ -124,7 +132,16 @@ describe('Docent desktop app (browser e2e)', () => {
         '<img src="https://tracker.example/p.png" onerror="window.__pwned=1"> <script>window.__pwned=2</script>',
       abstained: false,
       reason: null,
-      citations: hits.map((h, i) => ({ n: i + 1, chunk_id: h.chunk_id, path: h.path, heading: h.heading, version: h.version, page: h.page, kind: h.kind, collection: h.collection })),
+      citations: hits.map((h, i) => ({
+        n: i + 1,
+        chunk_id: h.chunk_id,
+        path: h.path,
+        heading: h.heading,
+        version: h.version,
+        page: h.page,
+        kind: h.kind,
+        collection: h.collection,
+      })),
       passages: hits.map((h) => h.chunk_id),
       closest: [],
       unanswered_parts: [],
@@ -140,7 +157,10 @@ describe('Docent desktop app (browser e2e)', () => {
     }
     await page.evaluate(
       ([requestId, r]) =>
-        (globalThis as unknown as { __docentEmit(n: string, p: unknown): number }).__docentEmit('ask.event', { requestId, event: { type: 'final', result: r } }),
+        (globalThis as unknown as { __docentEmit(n: string, p: unknown): number }).__docentEmit('ask.event', {
+          requestId,
+          event: { type: 'final', result: r },
+        }),
       [started.requestId, result] as const,
     )
     const answer = page.getByLabel('Answer', { exact: true })
@@ -167,7 +187,10 @@ describe('Docent desktop app (browser e2e)', () => {
 
   it('shows the trace of an answer', async () => {
     const { page } = h
-    await page.getByRole('button', { name: /Why this answer\?|How was this found\?/ }).last().click()
+    await page
+      .getByRole('button', { name: /Why this answer\?|How was this found\?/ })
+      .last()
+      .click()
     const panel = page.getByRole('complementary', { name: 'Answer trace' })
     await panel.getByText('Searched for').waitFor()
     await panel.locator('table.trace-table tbody tr').first().waitFor({ timeout: 20_000 })
@@ -209,7 +232,14 @@ describe('Docent desktop app (browser e2e)', () => {
     await page.emulateMedia({ colorScheme: 'dark' })
     await page.getByRole('button', { name: 'New conversation' }).click()
     await page.locator('.empty-chat, .onboarding').first().waitFor()
-    const bg = await page.locator('body').evaluate((body) => (body.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(body).backgroundColor)
+    const bg = await page
+      .locator('body')
+      .evaluate(
+        (body) =>
+          (
+            body.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+          ).getComputedStyle(body).backgroundColor,
+      )
     expect(bg).toBe('rgb(27, 28, 32)')
     await h.screenshot('dark-theme')
     await page.emulateMedia({ colorScheme: 'light' })
@@ -225,9 +255,16 @@ describe('Docent desktop app (browser e2e)', () => {
     const group = page.getByRole('group', { name: 'Import progress for mcp-full' })
     await group.waitFor({ timeout: 30_000 })
     await group.getByRole('button', { name: 'Cancel import' }).click()
-    const done = await h.waitForEvent('import.done', (d) => d.report?.root === full || d.report?.collection === 'mcp-full', 120_000)
+    const done = await h.waitForEvent(
+      'import.done',
+      (d) => d.report?.root === full || d.report?.collection === 'mcp-full',
+      120_000,
+    )
     expect(done.report?.cancelled ?? !!done.error).toBe(true)
-    await page.getByText(/Import cancelled/).first().waitFor()
+    await page
+      .getByText(/Import cancelled/)
+      .first()
+      .waitFor()
   })
 
   it('raised no page errors or CSP violations', () => {

@@ -20,7 +20,10 @@ export async function benchImport(opts: { docs: number }): Promise<Record<string
   const rows: (string | number)[][] = []
   const results: Record<string, unknown>[] = []
   for (const corpus of corpora) {
-    for (const models of [{ label: 'fixture models', dir: fixtureModels }, { label: 'no model', dir: null }]) {
+    for (const models of [
+      { label: 'fixture models', dir: fixtureModels },
+      { label: 'no model', dir: null },
+    ]) {
       const data = await tempDir('docent-bench-db-')
       const engine = await Engine.open({ dataDir: data.dir, modelsDir: models.dir ?? path.join(data.dir, 'none') })
       const mem = peakMemory()
@@ -51,13 +54,43 @@ export async function benchImport(opts: { docs: number }): Promise<Record<string
         timings_ms: t,
       }
       results.push(row)
-      rows.push([row.corpus, row.models, row.files, row.chunks, row.seconds, row.files_per_s, row.mb_per_s, row.chunks_per_s, row.peak_rss_mb, row.db_mb, row.embed_share, row.parse_share, row.chunk_share, row.write_share])
+      rows.push([
+        row.corpus,
+        row.models,
+        row.files,
+        row.chunks,
+        row.seconds,
+        row.files_per_s,
+        row.mb_per_s,
+        row.chunks_per_s,
+        row.peak_rss_mb,
+        row.db_mb,
+        row.embed_share,
+        row.parse_share,
+        row.chunk_share,
+        row.write_share,
+      ])
     }
   }
   await rm(synthetic.dir, { recursive: true, force: true })
   printTable(
-    'Import (one process; fixture embedder is a 2-layer random BERT, so its share is far below a real model\'s)',
-    ['corpus', 'models', 'files', 'chunks', 's', 'files/s', 'MB/s', 'chunks/s', 'peak RSS MB', 'DB MB', 'embed', 'read+parse', 'chunk', 'write'],
+    "Import (one process; fixture embedder is a 2-layer random BERT, so its share is far below a real model's)",
+    [
+      'corpus',
+      'models',
+      'files',
+      'chunks',
+      's',
+      'files/s',
+      'MB/s',
+      'chunks/s',
+      'peak RSS MB',
+      'DB MB',
+      'embed',
+      'read+parse',
+      'chunk',
+      'write',
+    ],
     rows,
   )
   return { import: results }

@@ -20,7 +20,9 @@ export function machine(): Record<string, string | number> {
 
 export function printMachine(): void {
   const m = machine()
-  process.stdout.write(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memory_gb} GB, Node ${m.node}, ${m.platform}, load ${m.load_avg_1m}\n\n`)
+  process.stdout.write(
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memory_gb} GB, Node ${m.node}, ${m.platform}, load ${m.load_avg_1m}\n\n`,
+  )
 }
 
 export function printTable(title: string, headers: string[], rows: (string | number | null)[][]): void {

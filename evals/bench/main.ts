@@ -28,7 +28,10 @@ async function main(): Promise<void> {
         result = await benchImport({ docs: Number(opt('docs', '10000')) })
         break
       case 'query':
-        result = await benchQuery({ tiers: opt('tiers', '10000,100000').split(',').map(Number), queries: Number(opt('queries', '200')) })
+        result = await benchQuery({
+          tiers: opt('tiers', '10000,100000').split(',').map(Number),
+          queries: Number(opt('queries', '200')),
+        })
         break
       case 'compare':
         result = await benchCompare()

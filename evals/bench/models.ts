@@ -20,9 +20,15 @@ import { rng, sentence, vocabulary, zipfSampler } from './synthetic'
 const REPS = 5
 
 function modelsFor(role: 'embedding' | 'reranker'): { label: string; dir: string }[] {
-  const out = [{ label: 'fixture', dir: path.join(fixtureModels, role, role === 'embedding' ? 'tiny-random-bert' : 'tiny-random-cross-encoder') }]
+  const out = [
+    {
+      label: 'fixture',
+      dir: path.join(fixtureModels, role, role === 'embedding' ? 'tiny-random-bert' : 'tiny-random-cross-encoder'),
+    },
+  ]
   const real = path.join(defaultModelsDir(), role)
-  if (existsSync(real)) for (const name of readdirSync(real)) if (!name.startsWith('.')) out.push({ label: name, dir: path.join(real, name) })
+  if (existsSync(real))
+    for (const name of readdirSync(real)) if (!name.startsWith('.')) out.push({ label: name, dir: path.join(real, name) })
   return out
 }
 
@@ -30,7 +36,9 @@ function passages(n: number, words: number): string[] {
   const r = rng(5)
   const vocab = vocabulary(5000, 5)
   const sample = zipfSampler(vocab.length, r)
-  return Array.from({ length: n }, () => Array.from({ length: Math.ceil(words / 12) }, () => sentence(vocab, sample, 12)).join(' '))
+  return Array.from({ length: n }, () =>
+    Array.from({ length: Math.ceil(words / 12) }, () => sentence(vocab, sample, 12)).join(' '),
+  )
 }
 
 async function rawEncoder(dir: string) {
@@ -75,7 +83,15 @@ export async function benchModels(): Promise<Record<string, unknown>> {
     })
     await embedder.dispose()
     await raw.session.release()
-    const row = { model: `${m.label} (${embedder.dims} dims)`, texts: texts.length, tokens, pipeline_ms: r1(pipelineMs), raw_ms: r1(rawMs), tokens_per_s: Math.round(tokens / (pipelineMs / 1000)), overhead: r3(pipelineMs / rawMs) }
+    const row = {
+      model: `${m.label} (${embedder.dims} dims)`,
+      texts: texts.length,
+      tokens,
+      pipeline_ms: r1(pipelineMs),
+      raw_ms: r1(rawMs),
+      tokens_per_s: Math.round(tokens / (pipelineMs / 1000)),
+      overhead: r3(pipelineMs / rawMs),
+    }
     results.push({ kind: 'embedding', ...row })
     embedRows.push([row.model, row.texts, row.tokens, row.pipeline_ms, row.raw_ms, row.tokens_per_s, row.overhead])
   }
@@ -88,11 +104,18 @@ export async function benchModels(): Promise<Record<string, unknown>> {
       const cands = passages(n, 200)
       const pipelineMs = await median(() => reranker.score(query, cands))
       const batches: ort.InferenceSession.FeedsType[] = []
-      for (let i = 0; i < cands.length; i += 16) batches.push(raw.feeds(cands.slice(i, i + 16).map((p) => raw.encoder.encodePair(query, p))))
+      for (let i = 0; i < cands.length; i += 16)
+        batches.push(raw.feeds(cands.slice(i, i + 16).map((p) => raw.encoder.encodePair(query, p))))
       const rawMs = await median(async () => {
         for (const feeds of batches) await raw.session.run(feeds)
       })
-      const row = { model: m.label, candidates: n, pipeline_ms: r1(pipelineMs), raw_ms: r1(rawMs), overhead: r3(pipelineMs / rawMs) }
+      const row = {
+        model: m.label,
+        candidates: n,
+        pipeline_ms: r1(pipelineMs),
+        raw_ms: r1(rawMs),
+        overhead: r3(pipelineMs / rawMs),
+      }
       results.push({ kind: 'reranker', ...row })
       rerankRows.push([row.model, row.candidates, row.pipeline_ms, row.raw_ms, row.overhead])
     }
@@ -100,7 +123,15 @@ export async function benchModels(): Promise<Record<string, unknown>> {
     await raw.session.release()
   }
 
-  printTable(`Embedding throughput (${REPS} runs, median; pipeline = tokenise + batch + run + pool + normalise; raw = onnxruntime run on the same pre-built tensors)`, ['model', 'texts', 'tokens', 'pipeline ms', 'raw ms', 'tokens/s', 'pipeline / raw'], embedRows)
-  printTable('Reranking latency (median; same comparison)', ['model', 'candidates', 'pipeline ms', 'raw ms', 'pipeline / raw'], rerankRows)
+  printTable(
+    `Embedding throughput (${REPS} runs, median; pipeline = tokenise + batch + run + pool + normalise; raw = onnxruntime run on the same pre-built tensors)`,
+    ['model', 'texts', 'tokens', 'pipeline ms', 'raw ms', 'tokens/s', 'pipeline / raw'],
+    embedRows,
+  )
+  printTable(
+    'Reranking latency (median; same comparison)',
+    ['model', 'candidates', 'pipeline ms', 'raw ms', 'pipeline / raw'],
+    rerankRows,
+  )
   return { models: results }
 }

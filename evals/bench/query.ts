@@ -33,7 +33,22 @@ export async function benchQuery(opts: { tiers: number[]; queries: number }): Pr
   for (const n of opts.tiers) tiers.push(await runTier(n, opts.queries))
   printTable(
     `Query latency (${opts.queries} queries per tier; ms; HNSW m=${HNSW_SETTINGS.m}, ef_construction=${HNSW_SETTINGS.efConstruction}, ef_search=${HNSW_SETTINGS.efSearch}, iterative scan relaxed_order)`,
-    ['chunks', 'keyword p50', 'p95', 'p99', 'vector p50', 'p95', 'p99', 'hybrid p50', 'p95', 'p99', 'exact JS p50', 'exact SQL p50', 'HNSW recall@10', 'exact SQL / HNSW p50'],
+    [
+      'chunks',
+      'keyword p50',
+      'p95',
+      'p99',
+      'vector p50',
+      'p95',
+      'p99',
+      'hybrid p50',
+      'p95',
+      'p99',
+      'exact JS p50',
+      'exact SQL p50',
+      'HNSW recall@10',
+      'exact SQL / HNSW p50',
+    ],
     tiers.map((t) => t.rows),
   )
   return { query: tiers.map((t) => t.result) }
@@ -75,7 +90,19 @@ async function runTier(total: number, queries: number): Promise<Tier> {
     }
     await replaceDocument(
       engine.db,
-      { id: documentId('bench', rel), collectionId: 'bench', path: rel, size: 0, mtimeMs: 0, sha256: sha256Hex(rel), version: versions[d % 3]!, kind: null, title: null, pageCount: null, chunker: 'bench' },
+      {
+        id: documentId('bench', rel),
+        collectionId: 'bench',
+        path: rel,
+        size: 0,
+        mtimeMs: 0,
+        sha256: sha256Hex(rel),
+        version: versions[d % 3]!,
+        kind: null,
+        title: null,
+        pageCount: null,
+        chunker: 'bench',
+      },
       chunks,
     )
   }
@@ -108,7 +135,10 @@ async function runTier(total: number, queries: number): Promise<Tier> {
     const v = await retrieveVector(engine.db, qv, MODEL, scope, 50)
     vec.push(performance.now() - s)
     s = performance.now()
-    const [k2, v2] = await Promise.all([retrieveKeyword(engine.db, query, scope, 50), retrieveVector(engine.db, qv, MODEL, scope, 50)])
+    const [k2, v2] = await Promise.all([
+      retrieveKeyword(engine.db, query, scope, 50),
+      retrieveVector(engine.db, qv, MODEL, scope, 50),
+    ])
     fuseRanks({ keyword: k2, vector: v2 })
     hyb.push(performance.now() - s)
     void k
@@ -117,10 +147,9 @@ async function runTier(total: number, queries: number): Promise<Tier> {
     const exact = bruteForce(vectors, qv, 10)
     exactJs.push(performance.now() - s)
     s = performance.now()
-    const { rows } = await engine.db.query<{ id: string }>(
-      `SELECT id FROM chunks ORDER BY embedding <=> $1::vector LIMIT 10`,
-      [toVectorLiteral(qv)],
-    )
+    const { rows } = await engine.db.query<{ id: string }>(`SELECT id FROM chunks ORDER BY embedding <=> $1::vector LIMIT 10`, [
+      toVectorLiteral(qv),
+    ])
     exactSql.push(performance.now() - s)
     const exactIds = new Set(exact.map((i) => chunkIdOf(i)))
     recallSum += v.slice(0, 10).filter((h) => exactIds.has(h.chunk_id)).length / 10
@@ -132,16 +161,30 @@ async function runTier(total: number, queries: number): Promise<Tier> {
   const fmt = (xs: number[]) => [r1(pct(xs, 50)), r1(pct(xs, 95)), r1(pct(xs, 99))]
   const exactSqlP50 = pct(exactSql, 50)
   const rowOut: (string | number)[] = [
-    total.toLocaleString('en-US'), ...fmt(kw), ...fmt(vec), ...fmt(hyb), r1(pct(exactJs, 50)), r1(exactSqlP50), recall,
+    total.toLocaleString('en-US'),
+    ...fmt(kw),
+    ...fmt(vec),
+    ...fmt(hyb),
+    r1(pct(exactJs, 50)),
+    r1(exactSqlP50),
+    recall,
     r1(exactSqlP50 / Math.max(pct(vec, 50), 0.01)),
   ]
   return {
     chunks: total,
     rows: rowOut,
     result: {
-      chunks: total, queries, load_s: r1(loadMs / 1000), hnsw_build_s: r1(indexMs / 1000),
-      keyword_ms: fmt(kw), vector_ms: fmt(vec), hybrid_ms: fmt(hyb), exact_js_ms: fmt(exactJs), exact_sql_ms: fmt(exactSql),
-      hnsw_recall_at_10: recall, exact_sql_recall_check: r3(recallSqlSum / queries),
+      chunks: total,
+      queries,
+      load_s: r1(loadMs / 1000),
+      hnsw_build_s: r1(indexMs / 1000),
+      keyword_ms: fmt(kw),
+      vector_ms: fmt(vec),
+      hybrid_ms: fmt(hyb),
+      exact_js_ms: fmt(exactJs),
+      exact_sql_ms: fmt(exactSql),
+      hnsw_recall_at_10: recall,
+      exact_sql_recall_check: r3(recallSqlSum / queries),
     },
   }
 

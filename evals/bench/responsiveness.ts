@@ -18,11 +18,16 @@ export async function benchResponsiveness(opts: { docs: number }): Promise<Recor
   const small = await tempDir('docent-bench-resp-small-')
   await writeMarkdownCorpus(small.dir, 50, 9)
   const { client, rec } = realEngineClient(path.join(data.dir, 'index'), fixtureModels)
-  const jobDone = (jobId: string) => rec.waitFor((s: Seen) => s.event === 'import.done' && (s.payload as { jobId: string }).jobId === jobId, 3_600_000)
+  const jobDone = (jobId: string) =>
+    rec.waitFor((s: Seen) => s.event === 'import.done' && (s.payload as { jobId: string }).jobId === jobId, 3_600_000)
 
   const firstStageMs = async (): Promise<number> => {
     const t0 = performance.now()
-    const r = await client.invoke('ask', { question: 'what does the kaloru setting change?', scope: { collections: ['small'], version: 'all' }, searchOnly: true })
+    const r = await client.invoke('ask', {
+      question: 'what does the kaloru setting change?',
+      scope: { collections: ['small'], version: 'all' },
+      searchOnly: true,
+    })
     if (!r.ok) throw new Error(r.error.message)
     await rec.waitFor((s) => s.event === 'ask.event' && (s.payload as { requestId: string }).requestId === r.value.requestId)
     const ms = performance.now() - t0
@@ -73,14 +78,28 @@ export async function benchResponsiveness(opts: { docs: number }): Promise<Recor
     const med = (xs: number[]) => (xs.length ? r1([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!) : null)
     const rows: (string | number | null)[][] = [
       ['idle (baseline)', idleLag.p50, idleLag.p99, idleLag.max, med(idleStage), Math.max(...idleStage.map(r1))],
-      [`importing ${importedDocs.toLocaleString('en-US')} docs (${r1(importS)} s)`, importLag.p50, importLag.p99, importLag.max, med(busyStage), busyStage.length ? Math.max(...busyStage.map(r1)) : null],
+      [
+        `importing ${importedDocs.toLocaleString('en-US')} docs (${r1(importS)} s)`,
+        importLag.p50,
+        importLag.p99,
+        importLag.max,
+        med(busyStage),
+        busyStage.length ? Math.max(...busyStage.map(r1)) : null,
+      ],
     ]
     printTable(
       'Responsiveness (this process = Electron main stand-in; engine host in a child process with fixture models; ms)',
       ['situation', 'UI-process loop lag p50', 'p99', 'max', 'first stage event p50', 'max'],
       rows,
     )
-    return { responsiveness: { docs: opts.docs, import_s: r1(importS), idle: { lag: idleLag, first_stage_ms: idleStage }, importing: { lag: importLag, first_stage_ms: busyStage } } }
+    return {
+      responsiveness: {
+        docs: opts.docs,
+        import_s: r1(importS),
+        idle: { lag: idleLag, first_stage_ms: idleStage },
+        importing: { lag: importLag, first_stage_ms: busyStage },
+      },
+    }
   } finally {
     await client.dispose(10_000)
     await corpus.cleanup()

@@ -18,7 +18,28 @@ export function rng(seed: number): () => number {
   }
 }
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'vo', 'xi', 'po', 'se', 'da', 'fu', 'gi', 'ho', 'ju', 'ze', 'bra', 'ctl', 'str', 'qua']
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'ta',
+  'vo',
+  'xi',
+  'po',
+  'se',
+  'da',
+  'fu',
+  'gi',
+  'ho',
+  'ju',
+  'ze',
+  'bra',
+  'ctl',
+  'str',
+  'qua',
+]
 
 export function vocabulary(size: number, seed = 1): string[] {
   const r = rng(seed)

@@ -74,7 +74,8 @@ async function cmdIngest(argv: string[]): Promise<void> {
     options: { collection: { type: 'string' }, data: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } },
   })
   const folder = positionals[0] ?? fail('ingest needs a folder: docent ingest <folder> --collection <name>')
-  if (!existsSync(folder) || !statSync(folder).isDirectory()) fail(`"${folder}" is not a folder; give the path of a folder of documents`)
+  if (!existsSync(folder) || !statSync(folder).isDirectory())
+    fail(`"${folder}" is not a folder; give the path of a folder of documents`)
   const tty = process.stderr.isTTY && !values.json
   const controller = new AbortController()
   process.once('SIGINT', () => controller.abort())
@@ -123,7 +124,12 @@ async function cmdSearch(argv: string[]): Promise<void> {
   if (!Number.isInteger(k) || k < 1 || k > 100) fail(`-k must be a whole number from 1 to 100 (got "${values.k}")`)
   const mode = parseMode(values.mode, 'hybrid')
   const res = await withEngine(values, (e) =>
-    e.search(query, { scope: { collections: values.collection ?? [], version: values.version ?? 'all' }, mode, rerank: !!values.rerank, k }),
+    e.search(query, {
+      scope: { collections: values.collection ?? [], version: values.version ?? 'all' },
+      mode,
+      rerank: !!values.rerank,
+      k,
+    }),
   )
   if (values.json) {
     const { trace: _trace, ...rest } = res
@@ -144,19 +150,33 @@ async function cmdSearch(argv: string[]): Promise<void> {
     ].filter(Boolean)
     const where = [h.version, h.kind, h.page ? `p. ${h.page}` : null].filter(Boolean).join(', ')
     const snippet = h.text.replace(/\s+/g, ' ').slice(0, 160)
-    process.stdout.write(`${i + 1}. ${h.path}${where ? ` [${where}]` : ''}\n   ${h.heading}\n   ${scores.join('  ')}\n   ${snippet}\n`)
+    process.stdout.write(
+      `${i + 1}. ${h.path}${where ? ` [${where}]` : ''}\n   ${h.heading}\n   ${scores.join('  ')}\n   ${snippet}\n`,
+    )
   })
 }
 
 async function cmdCollections(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } } })
+  const { values } = parseArgs({
+    args: argv,
+    options: { data: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } },
+  })
   const cols = await withEngine(values, (e) => e.collections())
   if (values.json) return out({ collections: cols })
-  if (cols.length === 0) return void process.stdout.write('No collections yet. Import one: docent ingest <folder> --collection <name>\n')
+  if (cols.length === 0)
+    return void process.stdout.write('No collections yet. Import one: docent ingest <folder> --collection <name>\n')
   process.stdout.write(
     formatTable(
       ['collection', 'documents', 'failed', 'chunks', 'embedded', 'versions', 'last sync'],
-      cols.map((c) => [c.id, c.documents, c.failed, c.chunks, c.embedded, c.versions.join(' ') || '-', c.last_sync_at ?? 'never']),
+      cols.map((c) => [
+        c.id,
+        c.documents,
+        c.failed,
+        c.chunks,
+        c.embedded,
+        c.versions.join(' ') || '-',
+        c.last_sync_at ?? 'never',
+      ]),
     ) + '\n',
   )
 }
@@ -165,7 +185,8 @@ async function cmdEval(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv
   if (sub === 'answers') return cmdEvalAnswers(rest)
   if (sub === 'compare') return cmdEvalCompare(rest)
-  if (sub !== 'retrieval') fail(`unknown eval "${sub ?? ''}"; try: docent eval retrieval --corpus <folder> --questions <file.jsonl>`)
+  if (sub !== 'retrieval')
+    fail(`unknown eval "${sub ?? ''}"; try: docent eval retrieval --corpus <folder> --questions <file.jsonl>`)
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -197,7 +218,19 @@ async function cmdEval(argv: string[]): Promise<void> {
     process.stdout.write(
       formatTable(
         ['mode', 'rerank', 'questions', 'answerable', 'recall@5', 'recall@10', 'MRR', 'p50 ms', 'p95 ms'],
-        [[report.mode, report.rerank ? 'yes' : 'no', report.questions, report.answerable, report.recall_at_5, report.recall_at_10, report.mrr, report.p50_ms, report.p95_ms]],
+        [
+          [
+            report.mode,
+            report.rerank ? 'yes' : 'no',
+            report.questions,
+            report.answerable,
+            report.recall_at_5,
+            report.recall_at_10,
+            report.mrr,
+            report.p50_ms,
+            report.p95_ms,
+          ],
+        ],
       ) + '\n',
     )
     for (const n of report.notices) process.stderr.write(`note: ${n}\n`)
@@ -243,7 +276,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err)
-    const hint = err instanceof UsageError ? '' : /ERR_PARSE_ARGS/.test((err as { code?: string }).code ?? '') ? ' (run "docent help")' : ''
+    const hint =
+      err instanceof UsageError ? '' : /ERR_PARSE_ARGS/.test((err as { code?: string }).code ?? '') ? ' (run "docent help")' : ''
     process.stderr.write(`docent: ${msg.split('\n')[0]}${hint}\n`)
     return 1
   }

@@ -27,9 +27,15 @@ export function formatWatchEvent(e: WatchEvent): string | null {
         e.failed && `${e.failed} failed`,
       ].filter(Boolean)
       const what = parts.length ? parts.join(', ') : 'no changes'
-      const how = e.reason === 'catch-up' ? `catch-up, ${e.unchanged} unchanged` : `${e.paths} path${e.paths === 1 ? '' : 's'}${e.full ? ', full sync' : ''}`
-      const latency = e.first_event_at !== null ? `, searchable ${e.finished_at - e.first_event_at} ms after the first change` : ''
-      const lines = [`${clock(e.finished_at)} ${e.collection}: ${what} (${how}, sync ${e.ms} ms${latency})${e.cancelled ? ' [cancelled]' : ''}`]
+      const how =
+        e.reason === 'catch-up'
+          ? `catch-up, ${e.unchanged} unchanged`
+          : `${e.paths} path${e.paths === 1 ? '' : 's'}${e.full ? ', full sync' : ''}`
+      const latency =
+        e.first_event_at !== null ? `, searchable ${e.finished_at - e.first_event_at} ms after the first change` : ''
+      const lines = [
+        `${clock(e.finished_at)} ${e.collection}: ${what} (${how}, sync ${e.ms} ms${latency})${e.cancelled ? ' [cancelled]' : ''}`,
+      ]
       for (const c of e.changes) lines.push(`  ${MARK[c.change]} ${c.path}${c.reason ? `: ${c.reason}` : ''}`)
       return lines.join('\n')
     }
@@ -54,7 +60,8 @@ export async function cmdWatch(argv: string[]): Promise<void> {
   const watches: CollectionWatch[] = []
   try {
     const all = await engine.collections()
-    if (all.length === 0) throw new Error('there are no collections to watch; import one first: docent ingest <folder> --collection <name>')
+    if (all.length === 0)
+      throw new Error('there are no collections to watch; import one first: docent ingest <folder> --collection <name>')
     const wanted = values.collection?.map((c) => collectionSlug(c))
     for (const w of wanted ?? []) {
       if (!all.some((c) => c.id === w)) throw new Error(`there is no collection "${w}"; run "docent collections" for the list`)

@@ -140,9 +140,20 @@ export const InvokeMap = {
   'collections.failures': { input: z.object({ collection: Id }), output: z.array(FileIssue) },
   'jobs.cancel': { input: JobRef, output: z.object({ cancelled: z.boolean() }) },
   search: { input: SearchRequest, output: SearchResult },
-  ask: { input: z.object({ question: z.string().min(1).max(4000), threadId: Id.optional(), scope: Scope, searchOnly: z.boolean().optional() }), output: z.object({ requestId: z.string() }) },
+  ask: {
+    input: z.object({
+      question: z.string().min(1).max(4000),
+      threadId: Id.optional(),
+      scope: Scope,
+      searchOnly: z.boolean().optional(),
+    }),
+    output: z.object({ requestId: z.string() }),
+  },
   'ask.cancel': { input: z.object({ requestId: Id }), output: z.object({ cancelled: z.boolean() }) },
-  'threads.list': { input: z.object({}), output: z.array(z.object({ id: z.string(), title: z.string(), updated_at: z.string() })) },
+  'threads.list': {
+    input: z.object({}),
+    output: z.array(z.object({ id: z.string(), title: z.string(), updated_at: z.string() })),
+  },
   'threads.get': { input: z.object({ threadId: Id }), output: z.unknown() },
   'threads.delete': { input: z.object({ threadId: Id }), output: z.object({ deleted: z.boolean() }) },
   'trace.get': { input: z.object({ traceId: Id }), output: z.unknown() },

@@ -16,7 +16,20 @@ export function ingestAndKill(
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'ingest', folder, '--collection', opts.collection, '--data', opts.data, '--models', opts.models, '--json'],
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'src/cli/main.ts'),
+        'ingest',
+        folder,
+        '--collection',
+        opts.collection,
+        '--data',
+        opts.data,
+        '--models',
+        opts.models,
+        '--json',
+      ],
       { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DOCENT_PROGRESS: 'jsonl' } },
     )
     let buffer = ''

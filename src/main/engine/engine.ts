@@ -19,7 +19,14 @@ import type { ChatModelLike } from './answer/types'
 import { askWithEngine, type EngineAskOptions } from './answer/ask'
 import { AnswerStore, type StoredTrace } from './answer/store'
 import { unfinishedImports, type UnfinishedImport } from './ingest/jobs'
-import { modelFolderOf, readIndexModel, switchIndexModel, writeIndexModel, type SwitchProgress, type SwitchReport } from './ingest/embedding-switch'
+import {
+  modelFolderOf,
+  readIndexModel,
+  switchIndexModel,
+  writeIndexModel,
+  type SwitchProgress,
+  type SwitchReport,
+} from './ingest/embedding-switch'
 import { watchCollection, type CollectionWatch, type WatchOptions } from './watch/collection-watcher'
 
 export interface EngineOptions {
@@ -129,7 +136,10 @@ export class Engine {
         if (index?.id !== model.id) await writeIndexModel(this.db, { id: model.id, dims: model.dims })
         return { model, problem: null }
       } catch (err) {
-        return { model: null, problem: `the embedding model could not be loaded (${err instanceof Error ? err.message : String(err)})` }
+        return {
+          model: null,
+          problem: `the embedding model could not be loaded (${err instanceof Error ? err.message : String(err)})`,
+        }
       }
     })()
     return this.embedderP
@@ -152,12 +162,14 @@ export class Engine {
    * old model meanwhile. Cancelling keeps the old index; vectors built so far stay cached, so the
    * next attempt resumes. Returns null when no switch is due.
    */
-  async switchEmbeddingModel(opts: { signal?: AbortSignal; onProgress?: (p: SwitchProgress) => void } = {}): Promise<SwitchReport | null> {
+  async switchEmbeddingModel(
+    opts: { signal?: AbortSignal; onProgress?: (p: SwitchProgress) => void } = {},
+  ): Promise<SwitchReport | null> {
     const pending = await this.embeddingSwitchPending()
     const dir = activeModelPath(this.modelsDir, 'embedding')
     if (!pending || !dir) return null
     // The model runs in a worker thread: its inference would otherwise stall searches meanwhile.
-        const { loadEmbedderThreaded: loadEmbedder } = await import('./models/embedder-thread')
+    const { loadEmbedderThreaded: loadEmbedder } = await import('./models/embedder-thread')
     const target = await loadEmbedder(dir)
     let report: SwitchReport
     try {
@@ -207,8 +219,12 @@ export class Engine {
     const running = this.watches.get(id)
     if (running) return running
     const source = await this.collectionRoot(id)
-    if (!source) throw new Error(`there is no collection "${collection}"; import it first: docent ingest <folder> --collection ${collection}`)
-    if (!existsSync(source.root)) throw new Error(`the folder of collection "${id}" (${source.root}) is missing; reconnect the drive or import it again`)
+    if (!source)
+      throw new Error(
+        `there is no collection "${collection}"; import it first: docent ingest <folder> --collection ${collection}`,
+      )
+    if (!existsSync(source.root))
+      throw new Error(`the folder of collection "${id}" (${source.root}) is missing; reconnect the drive or import it again`)
     const w = await watchCollection(
       id,
       source.root,
@@ -298,7 +314,9 @@ export class Engine {
       for (const candidate of [file, ...others]) {
         try {
           const model = await loadChatModel(candidate)
-          const problem = firstError ? `the chosen language model could not be loaded (${firstError}); using ${path.basename(candidate)} instead` : null
+          const problem = firstError
+            ? `the chosen language model could not be loaded (${firstError}); using ${path.basename(candidate)} instead`
+            : null
           return { model, problem }
         } catch (err) {
           firstError ??= err instanceof Error ? err.message : String(err)
@@ -340,15 +358,24 @@ export class Engine {
 
   async ingest(
     folder: string,
-    opts: { collection?: string; signal?: AbortSignal; onProgress?: (p: ImportProgress) => void; kinds?: Record<string, string> } = {},
+    opts: {
+      collection?: string
+      signal?: AbortSignal
+      onProgress?: (p: ImportProgress) => void
+      kinds?: Record<string, string>
+    } = {},
   ): Promise<ImportReport> {
     const name = opts.collection ?? folder.split(/[\\/]/).filter(Boolean).at(-1) ?? 'docs'
     const collection = collectionSlug(name)
     // Another embedding model was selected: build its vectors beside the current ones and switch
     // first, so this import chunks and embeds with the new model (mostly from the cache).
-    const sw = (await this.embeddingSwitchPending()) ? await this.switchEmbeddingModel(opts.signal ? { signal: opts.signal } : {}) : null
+    const sw = (await this.embeddingSwitchPending())
+      ? await this.switchEmbeddingModel(opts.signal ? { signal: opts.signal } : {})
+      : null
     if (sw && !sw.switched) {
-      throw new Error(`the switch to embedding model ${sw.to} was cancelled; search still uses ${sw.from ?? 'the previous model'}. Import again to continue it`)
+      throw new Error(
+        `the switch to embedding model ${sw.to} was cancelled; search still uses ${sw.from ?? 'the previous model'}. Import again to continue it`,
+      )
     }
     const report = await this.exclusive(async () => {
       const { model: embedder } = await this.embedder()
@@ -421,7 +448,14 @@ export class Engine {
 
   async collections(): Promise<CollectionInfo[]> {
     const { rows } = await this.db.query<{
-      id: string; root: string; last_sync_at: Date | null; chunks: number; documents: number; failed: number; embedded: number; versions: string[] | null
+      id: string
+      root: string
+      last_sync_at: Date | null
+      chunks: number
+      documents: number
+      failed: number
+      embedded: number
+      versions: string[] | null
     }>(
       `SELECT c.id, c.root, c.last_sync_at, c.chunk_count AS chunks,
               (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'indexed') AS documents,
@@ -494,7 +528,12 @@ export class Engine {
     await Promise.all([...this.watches.values()].map((w) => w.stop()))
     await this.writeQueue
     const [e, r, c] = await Promise.all([this.embedderP, this.rerankerP, this.chatP])
-    await Promise.all([e?.model?.dispose(), r?.model?.dispose(), c?.model?.dispose(), ...this.retired.splice(0).map((m) => m.dispose())])
+    await Promise.all([
+      e?.model?.dispose(),
+      r?.model?.dispose(),
+      c?.model?.dispose(),
+      ...this.retired.splice(0).map((m) => m.dispose()),
+    ])
     await this.db.close()
   }
 }

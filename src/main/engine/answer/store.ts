@@ -91,10 +91,14 @@ export class AnswerStore {
   async getThread(id: string): Promise<{ id: string; title: string; messages: Record<string, unknown>[] } | null> {
     const { rows: t } = await this.db.query<{ id: string; title: string }>(`SELECT id, title FROM threads WHERE id = $1`, [id])
     if (!t[0]) return null
-    const { rows } = await this.db.query<{ id: string; role: string; content: string | null; trace_id: string | null; created_at: Date; result: unknown }>(
-      `SELECT id, role, content, trace_id, created_at, result FROM messages WHERE thread_id = $1 ORDER BY seq`,
-      [id],
-    )
+    const { rows } = await this.db.query<{
+      id: string
+      role: string
+      content: string | null
+      trace_id: string | null
+      created_at: Date
+      result: unknown
+    }>(`SELECT id, role, content, trace_id, created_at, result FROM messages WHERE thread_id = $1 ORDER BY seq`, [id])
     return {
       id: t[0].id,
       title: t[0].title,

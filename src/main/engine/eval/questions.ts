@@ -9,7 +9,15 @@ export const GoldRef = z.object({
 })
 export type GoldRef = z.infer<typeof GoldRef>
 
-export const QuestionKind = z.enum(['version-specific', 'cross-version', 'absent-feature', 'exact-token', 'paraphrase', 'off-topic', 'smalltalk'])
+export const QuestionKind = z.enum([
+  'version-specific',
+  'cross-version',
+  'absent-feature',
+  'exact-token',
+  'paraphrase',
+  'off-topic',
+  'smalltalk',
+])
 
 export const EvalQuestion = z.object({
   id: z.string().min(1),
@@ -34,7 +42,8 @@ export async function loadQuestions(file: string): Promise<EvalQuestion[]> {
       throw new Error(`${file}:${i + 1}: not valid JSON`)
     }
     const parsed = EvalQuestion.safeParse(json)
-    if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`)
+    if (!parsed.success)
+      throw new Error(`${file}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`)
     out.push(parsed.data)
   })
   return out

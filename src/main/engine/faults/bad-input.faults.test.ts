@@ -26,9 +26,18 @@ describe('bad-input corpus', () => {
       const started = await client.invoke('collections.import', { folder: corpus.dir, collection: 'bad' })
       if (!started.ok) throw new Error(started.error.message)
       // While it imports (the 2,000-page PDF takes a while), searches are still answered.
-      const during = await client.invoke('search', { query: 'zebra', scope: { collections: [], version: 'all' }, mode: 'keyword', rerank: false, k: 3 })
+      const during = await client.invoke('search', {
+        query: 'zebra',
+        scope: { collections: [], version: 'all' },
+        mode: 'keyword',
+        rerank: false,
+        k: 3,
+      })
       expect(during.ok).toBe(true)
-      const done = await rec.waitFor((s) => s.event === 'import.done' && (s.payload as { jobId: string }).jobId === started.value.jobId, 600_000)
+      const done = await rec.waitFor(
+        (s) => s.event === 'import.done' && (s.payload as { jobId: string }).jobId === started.value.jobId,
+        600_000,
+      )
       const { report, error } = done.payload as EventPayload<'import.done'>
       expect(error).toBeNull()
       const refused = new Map([...report!.failed, ...report!.skipped_files].map((f) => [f.path, f.reason]))
@@ -36,7 +45,13 @@ describe('bad-input corpus', () => {
         if (input.expect.imported) {
           expect(refused.get(input.path), input.path).toBeUndefined()
           if (input.expect.probe) {
-            const r = await client.invoke('search', { query: input.expect.probe, scope: { collections: ['bad'], version: 'all' }, mode: 'keyword', rerank: false, k: 3 })
+            const r = await client.invoke('search', {
+              query: input.expect.probe,
+              scope: { collections: ['bad'], version: 'all' },
+              mode: 'keyword',
+              rerank: false,
+              k: 3,
+            })
             if (!r.ok) throw new Error(r.error.message)
             expect(r.value.results[0]?.path, `${input.path} searchable by "${input.expect.probe}"`).toBe(input.path)
           }
@@ -45,9 +60,19 @@ describe('bad-input corpus', () => {
         }
       }
       // The long PDF kept its page numbers.
-      const pdf = await client.invoke('search', { query: 'page 1500 quokka', scope: { collections: ['bad'], version: 'all' }, mode: 'keyword', rerank: false, k: 5 })
+      const pdf = await client.invoke('search', {
+        query: 'page 1500 quokka',
+        scope: { collections: ['bad'], version: 'all' },
+        mode: 'keyword',
+        rerank: false,
+        k: 5,
+      })
       if (!pdf.ok) throw new Error(pdf.error.message)
-      expect(pdf.value.results.some((h) => h.path === 'long/report.pdf' && h.page !== null && h.page <= 1500 && (h.page_end ?? h.page) >= 1500)).toBe(true)
+      expect(
+        pdf.value.results.some(
+          (h) => h.path === 'long/report.pdf' && h.page !== null && h.page <= 1500 && (h.page_end ?? h.page) >= 1500,
+        ),
+      ).toBe(true)
     } finally {
       await client.dispose(5_000)
     }

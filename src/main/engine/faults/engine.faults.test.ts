@@ -63,7 +63,11 @@ describe('engine killed at random points', () => {
         if (!started.ok) throw new Error(started.error.message)
         const jobId = started.value.jobId
         const reached = await Promise.race([
-          rec.waitFor((s) => s.event === 'import.progress' && jobOf(s) === jobId && (s.payload as { imported: number }).imported >= point).then(() => true),
+          rec
+            .waitFor(
+              (s) => s.event === 'import.progress' && jobOf(s) === jobId && (s.payload as { imported: number }).imported >= point,
+            )
+            .then(() => true),
           rec.waitFor((s) => s.event === 'import.done' && jobOf(s) === jobId).then(() => false),
         ])
         if (reached) process.kill(client.pid!, 'SIGKILL')
@@ -97,13 +101,19 @@ describe('engine killed at random points', () => {
     try {
       const started = await client.invoke('collections.import', { folder: corpus, collection: 'mcp' })
       if (!started.ok) throw new Error(started.error.message)
-      await rec.waitFor((s) => s.event === 'import.progress' && jobOf(s) === started.value.jobId && (s.payload as { imported: number }).imported >= 8)
+      await rec.waitFor(
+        (s) =>
+          s.event === 'import.progress' && jobOf(s) === started.value.jobId && (s.payload as { imported: number }).imported >= 8,
+      )
       process.kill(client.pid!, 'SIGKILL')
       await rec.waitFor((s) => s.event === 'import.done' && jobOf(s) === started.value.jobId)
       // Any request starts the engine again; it finds the interrupted import and finishes it.
       expect((await client.invoke('collections.list', {})).ok).toBe(true)
       const resumed = await rec.waitFor(
-        (s) => s.event === 'import.done' && jobOf(s) !== started.value.jobId && (s.payload as EventPayload<'import.done'>).report?.collection === 'mcp',
+        (s) =>
+          s.event === 'import.done' &&
+          jobOf(s) !== started.value.jobId &&
+          (s.payload as EventPayload<'import.done'>).report?.collection === 'mcp',
         300_000,
       )
       const report = (resumed.payload as EventPayload<'import.done'>).report!
@@ -130,17 +140,37 @@ describe('engine killed at random points', () => {
       if (!started.ok) throw new Error(started.error.message)
       await rec.waitFor((s) => s.event === 'import.done' && jobOf(s) === started.value.jobId, 300_000)
       for (let i = 0; i < 3; i++) {
-        const asked = await client.invoke('ask', { question: `How do servers report tool errors? (${i})`, scope: { collections: ['mcp'], version: 'all' } })
+        const asked = await client.invoke('ask', {
+          question: `How do servers report tool errors? (${i})`,
+          scope: { collections: ['mcp'], version: 'all' },
+        })
         if (!asked.ok) throw new Error(asked.error.message)
         const requestId = asked.value.requestId
         // Kill at a different stage each time: first stage event, first token, or immediately.
-        if (i === 0) await rec.waitFor((s) => s.event === 'ask.event' && (s.payload as { requestId: string }).requestId === requestId)
-        if (i === 1) await rec.waitFor((s) => s.event === 'ask.event' && (s.payload as { requestId: string; event: { type: string } }).requestId === requestId && (s.payload as { event: { type: string } }).event.type !== 'stage').catch(() => null)
+        if (i === 0)
+          await rec.waitFor((s) => s.event === 'ask.event' && (s.payload as { requestId: string }).requestId === requestId)
+        if (i === 1)
+          await rec
+            .waitFor(
+              (s) =>
+                s.event === 'ask.event' &&
+                (s.payload as { requestId: string; event: { type: string } }).requestId === requestId &&
+                (s.payload as { event: { type: string } }).event.type !== 'stage',
+            )
+            .catch(() => null)
         process.kill(client.pid!, 'SIGKILL')
-        const done = await rec.waitFor((s) => s.event === 'ask.done' && (s.payload as { requestId: string }).requestId === requestId)
+        const done = await rec.waitFor(
+          (s) => s.event === 'ask.done' && (s.payload as { requestId: string }).requestId === requestId,
+        )
         expect(done.payload).toBeTruthy()
       }
-      const again = await client.invoke('search', { query: 'tool errors', scope: { collections: ['mcp'], version: 'all' }, mode: 'keyword', rerank: false, k: 3 })
+      const again = await client.invoke('search', {
+        query: 'tool errors',
+        scope: { collections: ['mcp'], version: 'all' },
+        mode: 'keyword',
+        rerank: false,
+        k: 3,
+      })
       expect(again.ok).toBe(true)
     } finally {
       await client.dispose(5_000)
@@ -170,7 +200,10 @@ describe('damaged models', () => {
       expect(res.degraded).toBe(true)
       expect(res.notices.join(' ')).toMatch(/embedding model could not be loaded/)
       expect(res.results.length).toBeGreaterThan(0)
-      const answer = await engine.ask({ question: 'How do servers report tool errors?', scope: { collections: ['mcp'], version: 'all' } })
+      const answer = await engine.ask({
+        question: 'How do servers report tool errors?',
+        scope: { collections: ['mcp'], version: 'all' },
+      })
       // Without a loadable language model Ask falls back to search-only: passages, no generated text.
       expect(answer.mode).toBe('search-only')
       expect(answer.citations.length).toBeGreaterThan(0)
@@ -195,7 +228,12 @@ describe('concurrency', () => {
       await cp(corpus, second, { recursive: true })
       const started = await client.invoke('collections.import', { folder: second, collection: 'mcp-copy' })
       if (!started.ok) throw new Error(started.error.message)
-      await rec.waitFor((s) => s.event === 'import.progress' && jobOf(s) === started.value.jobId && (s.payload as { phase: string }).phase === 'importing')
+      await rec.waitFor(
+        (s) =>
+          s.event === 'import.progress' &&
+          jobOf(s) === started.value.jobId &&
+          (s.payload as { phase: string }).phase === 'importing',
+      )
       const asks = await Promise.all(
         ['What is a tool?', 'How does pagination work?', 'What is sampling?'].map((q) =>
           client.invoke('ask', { question: q, scope: { collections: ['mcp'], version: 'all' } }),
@@ -204,7 +242,9 @@ describe('concurrency', () => {
       const ids = asks.map((a) => (a.ok ? a.value.requestId : null))
       expect(ids.every(Boolean)).toBe(true)
       const finals = await Promise.all(
-        ids.map((id) => rec.waitFor((s) => s.event === 'ask.done' && (s.payload as { requestId: string }).requestId === id, 300_000)),
+        ids.map((id) =>
+          rec.waitFor((s) => s.event === 'ask.done' && (s.payload as { requestId: string }).requestId === id, 300_000),
+        ),
       )
       for (const f of finals) expect((f.payload as { error: string | null }).error).toBeNull()
       const done = await rec.waitFor((s) => s.event === 'import.done' && jobOf(s) === started.value.jobId, 300_000)
@@ -219,7 +259,6 @@ describe('concurrency', () => {
 function jobOf(s: Seen): string | undefined {
   return (s.payload as { jobId?: string }).jobId
 }
-
 
 /** A small tmpfs stands in for a full disk; mounting needs root (CI runs as root). */
 function mountSmallDisk(dir: string, size: string): string | null {

@@ -201,19 +201,36 @@ describe('engine host dispatch', () => {
     const bin = await tempDir()
     cleanups.push(bin.cleanup)
     const pdf = makePdf([
-      [{ size: 18, y: 700, text: 'Overview' }, { size: 11, y: 660, text: 'The gizmo starts in safe mode.' }],
-      [{ size: 18, y: 700, text: 'Calibration' }, { size: 11, y: 660, text: 'Calibrate the gizmo with the dial on page two.' }],
+      [
+        { size: 18, y: 700, text: 'Overview' },
+        { size: 11, y: 660, text: 'The gizmo starts in safe mode.' },
+      ],
+      [
+        { size: 18, y: 700, text: 'Calibration' },
+        { size: 11, y: 660, text: 'Calibrate the gizmo with the dial on page two.' },
+      ],
     ])
     await writeFile(path.join(bin.dir, 'manual.pdf'), pdf)
-    await writeFile(path.join(bin.dir, 'notes.docx'), makeDocx([{ style: 'Heading1', text: 'Notes' }, { text: 'The sprocket needs oil weekly.' }]))
-    const { jobId } = ok(await host.dispatch('collections.import', { folder: bin.dir, collection: 'binary' })) as { jobId: string }
+    await writeFile(
+      path.join(bin.dir, 'notes.docx'),
+      makeDocx([{ style: 'Heading1', text: 'Notes' }, { text: 'The sprocket needs oil weekly.' }]),
+    )
+    const { jobId } = ok(await host.dispatch('collections.import', { folder: bin.dir, collection: 'binary' })) as {
+      jobId: string
+    }
     expect((await doneOf(jobId)).report).toMatchObject({ imported: 2, failed: [] })
 
-    const pdfView = ok(await host.dispatch('source.open', { chunkId: await chunkOf('manual.pdf', 'dial') })) as Record<string, unknown>
+    const pdfView = ok(await host.dispatch('source.open', { chunkId: await chunkOf('manual.pdf', 'dial') })) as Record<
+      string,
+      unknown
+    >
     expect(pdfView).toMatchObject({ format: 'pdf', content: null, page: 2 })
     expect(Buffer.from(String(pdfView['pdf_base64']), 'base64').equals(Buffer.from(pdf))).toBe(true)
 
-    const docxView = ok(await host.dispatch('source.open', { chunkId: await chunkOf('notes.docx', 'sprocket') })) as Record<string, unknown>
+    const docxView = ok(await host.dispatch('source.open', { chunkId: await chunkOf('notes.docx', 'sprocket') })) as Record<
+      string,
+      unknown
+    >
     expect(docxView).toMatchObject({ format: 'docx', pdf_base64: null })
     expect(String(docxView['content'])).toMatch(/<p>The sprocket needs oil weekly\.<\/p>/)
   })
@@ -338,26 +355,46 @@ describe('engine host dispatch', () => {
         await host.dispatch('ask', { question, scope: {}, searchOnly: true, ...(threadId ? { threadId } : {}) }),
       ) as { requestId: string }
       await waitFor((e) => e.event === 'ask.done' && idOf(e) === requestId)
-      const final = events.find((e) => e.event === 'ask.event' && idOf(e) === requestId && (e.payload as { event: { type: string } }).event.type === 'final')
+      const final = events.find(
+        (e) =>
+          e.event === 'ask.event' && idOf(e) === requestId && (e.payload as { event: { type: string } }).event.type === 'final',
+      )
       return (final!.payload as { event: { result: { thread_id: string } } }).event.result
     }
     const first = await ask('How do I reset the widget?')
     await ask('And what does E-04 mean?', first.thread_id)
     const threads = ok(await host.dispatch('threads.list', {})) as { id: string; title: string }[]
     expect(threads.find((t) => t.id === first.thread_id)?.title).toMatch(/reset the widget/)
-    const thread = ok(await host.dispatch('threads.get', { threadId: first.thread_id })) as { messages: { role: string; content: string | null }[] }
+    const thread = ok(await host.dispatch('threads.get', { threadId: first.thread_id })) as {
+      messages: { role: string; content: string | null }[]
+    }
     expect(thread.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
     expect(thread.messages[2]!.content).toBe('And what does E-04 mean?')
     expect(ok(await host.dispatch('threads.delete', { threadId: first.thread_id }))).toEqual({ deleted: true })
-    expect(await host.dispatch('threads.get', { threadId: first.thread_id })).toMatchObject({ ok: false, error: { code: 'not_found' } })
+    expect(await host.dispatch('threads.get', { threadId: first.thread_id })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    })
   })
 
   it('imports a model from disk, makes it active, and the engine picks it up without a restart', async () => {
-    const before = ok(await host.dispatch('search', { query: 'widget', scope: {}, mode: 'vector', rerank: false })) as { notices: string[] }
+    const before = ok(await host.dispatch('search', { query: 'widget', scope: {}, mode: 'vector', rerank: false })) as {
+      notices: string[]
+    }
     expect(before.notices.join(' ')).toMatch(/no embedding model/i)
-    const status = ok(await host.dispatch('models.import', { path: path.join(fixtureModels, 'embedding/tiny-random-bert'), role: 'embedding' }))
-    expect(status).toMatchObject({ role: 'embedding', installed: true, name: 'tiny-random-bert', source: 'import', problem: null })
-    const after = ok(await host.dispatch('search', { query: 'widget', scope: {}, mode: 'vector', rerank: false })) as { notices: string[] }
+    const status = ok(
+      await host.dispatch('models.import', { path: path.join(fixtureModels, 'embedding/tiny-random-bert'), role: 'embedding' }),
+    )
+    expect(status).toMatchObject({
+      role: 'embedding',
+      installed: true,
+      name: 'tiny-random-bert',
+      source: 'import',
+      problem: null,
+    })
+    const after = ok(await host.dispatch('search', { query: 'widget', scope: {}, mode: 'vector', rerank: false })) as {
+      notices: string[]
+    }
     expect(after.notices.join(' ')).not.toMatch(/no embedding model/i)
     expect(await host.dispatch('models.setActive', { role: 'embedding', name: 'not-installed' })).toMatchObject({ ok: false })
   })

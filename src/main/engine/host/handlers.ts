@@ -69,7 +69,6 @@ export class HostError extends Error {
   }
 }
 
-
 interface Job {
   id: string
   kind: 'import' | 'models'
@@ -219,7 +218,8 @@ export function createEngineHost(engine: Engine, opts: HostOptions): EngineHost 
         catchUp: false,
         onEvent: (e) => {
           if (e.type === 'sync-finished' && e.added + e.changed + e.removed > 0) emit('collections.changed', { collection })
-          if (e.type === 'sync-failed' || e.type === 'watch-error') console.error(`[engine-host] watching ${collection}: ${e.error}`)
+          if (e.type === 'sync-failed' || e.type === 'watch-error')
+            console.error(`[engine-host] watching ${collection}: ${e.error}`)
         },
       })
     } catch (err) {
@@ -499,11 +499,14 @@ export function createEngineHost(engine: Engine, opts: HostOptions): EngineHost 
         }
         for (const c of await engine.collections()) {
           if (resumed.has(c.id)) continue
-          await engine.watch(c.id, {
-            onEvent: (e) => {
-              if (e.type === 'sync-finished' && e.added + e.changed + e.removed > 0) emit('collections.changed', { collection: c.id })
-            },
-          }).catch((err: unknown) => console.error(`[engine-host] cannot watch ${c.id}: ${errorMessage(err)}`))
+          await engine
+            .watch(c.id, {
+              onEvent: (e) => {
+                if (e.type === 'sync-finished' && e.added + e.changed + e.removed > 0)
+                  emit('collections.changed', { collection: c.id })
+              },
+            })
+            .catch((err: unknown) => console.error(`[engine-host] cannot watch ${c.id}: ${errorMessage(err)}`))
         }
       } catch (err) {
         console.error(`[engine-host] start-up sync: ${errorMessage(err)}`)

@@ -46,7 +46,12 @@ function pickPort(): HostPort {
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { data: { type: 'string' }, models: { type: 'string' }, 'app-version': { type: 'string' }, 'no-watch': { type: 'boolean' } },
+  options: {
+    data: { type: 'string' },
+    models: { type: 'string' },
+    'app-version': { type: 'string' },
+    'no-watch': { type: 'boolean' },
+  },
   strict: false,
 })
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined)

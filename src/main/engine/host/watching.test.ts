@@ -54,8 +54,16 @@ describe('engine host watching folders (the app behaviour)', () => {
     await new Promise((res) => setTimeout(res, 1000))
     const saved = Date.now()
     await writeFile(path.join(docs, 'guide/flux.md'), '# Flux\n\nThe flux capacitor needs 1.21 gigawatts.\n')
-    await waitFor((e) => e.event === 'collections.changed' && events.filter((x) => x.event === 'collections.changed').length > changedBefore)
-    const res = await host.dispatch('search', { query: 'flux capacitor gigawatts', scope: { collections: ['manual'], version: 'all' }, mode: 'keyword', rerank: false, k: 3 })
+    await waitFor(
+      (e) => e.event === 'collections.changed' && events.filter((x) => x.event === 'collections.changed').length > changedBefore,
+    )
+    const res = await host.dispatch('search', {
+      query: 'flux capacitor gigawatts',
+      scope: { collections: ['manual'], version: 'all' },
+      mode: 'keyword',
+      rerank: false,
+      k: 3,
+    })
     if (!res.ok) throw new Error(res.error.message)
     expect((res.value as { results: { path: string }[] }).results[0]?.path).toBe('guide/flux.md')
     console.log(`save -> searchable through the app host: ${Date.now() - saved} ms`)

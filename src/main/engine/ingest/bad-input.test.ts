@@ -46,7 +46,8 @@ describe('bad input', () => {
     for (const c of cleanups) await c()
   })
 
-  const reasonFor = (p: string) => report.failed.find((f) => f.path === p)?.reason ?? report.skipped_files.find((f) => f.path === p)?.reason
+  const reasonFor = (p: string) =>
+    report.failed.find((f) => f.path === p)?.reason ?? report.skipped_files.find((f) => f.path === p)?.reason
 
   it('imports the good files', () => {
     expect(report.imported).toBe(2)
@@ -67,7 +68,9 @@ describe('bad input', () => {
     const { rows } = await engine.db.query<{ path: string; error: string }>(
       `SELECT path, error FROM documents WHERE collection_id = 'bad-input' AND status = 'failed' ORDER BY path`,
     )
-    expect(rows.map((r) => r.path)).toEqual(expect.arrayContaining(['bad/binary.md', 'bad/broken.pdf', 'bad/latin1.md', 'bad/not-a-zip.docx']))
+    expect(rows.map((r) => r.path)).toEqual(
+      expect.arrayContaining(['bad/binary.md', 'bad/broken.pdf', 'bad/latin1.md', 'bad/not-a-zip.docx']),
+    )
     for (const r of rows) expect(r.error.length).toBeGreaterThan(5)
   })
 

@@ -22,7 +22,10 @@ describe('chunkDocument', () => {
       ),
       wordCounter,
     )
-    expect(chunks.map((c) => c.breadcrumb)).toEqual([['Guide', 'Intro'], ['Guide', 'Intro', 'Details']])
+    expect(chunks.map((c) => c.breadcrumb)).toEqual([
+      ['Guide', 'Intro'],
+      ['Guide', 'Intro', 'Details'],
+    ])
     expect(chunks[0]!.text).toBe('Alpha text.')
   })
 
@@ -43,7 +46,16 @@ describe('chunkDocument', () => {
   it('keeps a code block whole when it fits and fences it', () => {
     const code = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n')
     const chunks = chunkDocument(
-      doc([{ headings: ['Code'], level: 2, blocks: [{ kind: 'paragraph', text: words(50) }, { kind: 'code', text: code }] }]),
+      doc([
+        {
+          headings: ['Code'],
+          level: 2,
+          blocks: [
+            { kind: 'paragraph', text: words(50) },
+            { kind: 'code', text: code },
+          ],
+        },
+      ]),
       wordCounter,
       { maxTokens: 80, overlapTokens: 5 },
     )
@@ -55,14 +67,26 @@ describe('chunkDocument', () => {
 
   it('keeps page ranges from paged blocks', () => {
     const chunks = chunkDocument(
-      doc([{ headings: [], level: 0, blocks: [{ kind: 'paragraph', text: 'a.', page: 3 }, { kind: 'paragraph', text: 'b.', page: 4 }] }]),
+      doc([
+        {
+          headings: [],
+          level: 0,
+          blocks: [
+            { kind: 'paragraph', text: 'a.', page: 3 },
+            { kind: 'paragraph', text: 'b.', page: 4 },
+          ],
+        },
+      ]),
       wordCounter,
     )
     expect(chunks[0]).toMatchObject({ pageStart: 3, pageEnd: 4 })
   })
 
   it('splits a single enormous line and never exceeds the budget with the approximate counter', () => {
-    const chunks = chunkDocument(doc([{ headings: [], level: 0, blocks: [{ kind: 'paragraph', text: 'x'.repeat(200_000) }] }]), approximateTokenCounter)
+    const chunks = chunkDocument(
+      doc([{ headings: [], level: 0, blocks: [{ kind: 'paragraph', text: 'x'.repeat(200_000) }] }]),
+      approximateTokenCounter,
+    )
     expect(chunks.length).toBeGreaterThan(10)
     for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(DEFAULT_CHUNK_OPTIONS.maxTokens)
   })

@@ -146,11 +146,7 @@ export function foldDeepSections(sections: ParsedDocument['sections']): ParsedDo
   return out
 }
 
-export function chunkDocument(
-  doc: ParsedDocument,
-  counter: TokenCounter,
-  opts: ChunkOptions = DEFAULT_CHUNK_OPTIONS,
-): Chunk[] {
+export function chunkDocument(doc: ParsedDocument, counter: TokenCounter, opts: ChunkOptions = DEFAULT_CHUNK_OPTIONS): Chunk[] {
   const chunks: Chunk[] = []
   const ordinals = new Map<string, number>()
   const title = doc.title?.trim() || null

@@ -12,11 +12,28 @@ import { mcpCorpus, repoRoot, tempDir } from '../../../test-support/paths'
  */
 function ingestAndKill(folder: string, data: string, killAfterDocs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'ingest', folder, '--collection', 'mcp', '--data', data, '--models', path.join(data, 'none'), '--json'], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, DOCENT_PROGRESS: 'jsonl' },
-    })
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'src/cli/main.ts'),
+        'ingest',
+        folder,
+        '--collection',
+        'mcp',
+        '--data',
+        data,
+        '--models',
+        path.join(data, 'none'),
+        '--json',
+      ],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, DOCENT_PROGRESS: 'jsonl' },
+      },
+    )
     let buffer = ''
     let imported = 0
     child.stderr.on('data', (d: Buffer) => {
@@ -51,7 +68,9 @@ describe('killing the process mid-import', () => {
     const data = await tempDir()
     cleanups.push(corpus.cleanup, data.cleanup)
     // One release of the spec and its guides: enough files to be mid-write when killed.
-    await cp(path.join(mcpCorpus, 'specification/2025-06-18'), path.join(corpus.dir, 'specification/2025-06-18'), { recursive: true })
+    await cp(path.join(mcpCorpus, 'specification/2025-06-18'), path.join(corpus.dir, 'specification/2025-06-18'), {
+      recursive: true,
+    })
     await cp(path.join(mcpCorpus, 'docs/2025-06-18'), path.join(corpus.dir, 'docs/2025-06-18'), { recursive: true })
 
     const before = await ingestAndKill(corpus.dir, data.dir, 10)

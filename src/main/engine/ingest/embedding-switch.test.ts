@@ -30,10 +30,17 @@ describe('switching the embedding model', () => {
   let alphaHits: { chunk_id: string; cosine: number | null }[]
 
   const modelsOfChunks = async () =>
-    (await engine.db.query<{ m: string | null; n: number }>('SELECT embedding_model AS m, count(*)::int AS n FROM chunks GROUP BY 1 ORDER BY 1')).rows
+    (
+      await engine.db.query<{ m: string | null; n: number }>(
+        'SELECT embedding_model AS m, count(*)::int AS n FROM chunks GROUP BY 1 ORDER BY 1',
+      )
+    ).rows
   const vectorHits = async () =>
     (await engine.search(QUERY, { mode: 'vector', k: 8 })).results.map((h) => ({ chunk_id: h.chunk_id, cosine: h.scores.cosine }))
-  const indexes = async () => (await engine.db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'chunks'`)).rows.map((r) => r.indexname)
+  const indexes = async () =>
+    (await engine.db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'chunks'`)).rows.map(
+      (r) => r.indexname,
+    )
 
   beforeAll(async () => {
     const m = await tempDir()
@@ -89,12 +96,20 @@ describe('switching the embedding model', () => {
     expect((await readIndexModel(engine.db))!.id).toBe(alphaId)
     expect(await vectorHits()).toEqual(alphaHits)
     expect(await indexes()).toContain(vectorIndexName(alphaId))
-    const partial = (await engine.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM embedding_cache WHERE model_id LIKE 'embedding/beta@%'`)).rows[0]!.n
+    const partial = (
+      await engine.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM embedding_cache WHERE model_id LIKE 'embedding/beta@%'`,
+      )
+    ).rows[0]!.n
     expect(partial).toBeGreaterThan(0)
   })
 
   it('a completed switch swaps every vector at once and resumes from what was built', async () => {
-    const before = (await engine.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM embedding_cache WHERE model_id LIKE 'embedding/beta@%'`)).rows[0]!.n
+    const before = (
+      await engine.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM embedding_cache WHERE model_id LIKE 'embedding/beta@%'`,
+      )
+    ).rows[0]!.n
     const distinct = (await engine.db.query<{ n: number }>(`SELECT count(DISTINCT embed_hash)::int AS n FROM chunks`)).rows[0]!.n
     const alphaId = (await engine.embedder()).model!.id
     const report = (await engine.switchEmbeddingModel())!

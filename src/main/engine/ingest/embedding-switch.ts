@@ -99,9 +99,18 @@ export async function switchIndexModel(
   const started = Date.now()
   const exclusive = opts.exclusive ?? (<T>(fn: () => Promise<T>) => fn())
   const missingWhere = `NOT EXISTS (SELECT 1 FROM embedding_cache e WHERE e.model_id = $1 AND e.embed_hash = c.embed_hash)`
-  const { rows: totalRows } = await db.query<{ n: number }>(`SELECT count(DISTINCT c.embed_hash)::int AS n FROM chunks c WHERE ${missingWhere}`, [target.id])
+  const { rows: totalRows } = await db.query<{ n: number }>(
+    `SELECT count(DISTINCT c.embed_hash)::int AS n FROM chunks c WHERE ${missingWhere}`,
+    [target.id],
+  )
   const progress: SwitchProgress = {
-    phase: 'embedding', from: opts.from, to: target.id, textsTotal: Number(totalRows[0]?.n ?? 0), textsDone: 0, elapsedMs: 0, etaMs: null,
+    phase: 'embedding',
+    from: opts.from,
+    to: target.id,
+    textsTotal: Number(totalRows[0]?.n ?? 0),
+    textsDone: 0,
+    elapsedMs: 0,
+    etaMs: null,
   }
   const emit = () => {
     progress.elapsedMs = Date.now() - started
@@ -110,7 +119,13 @@ export async function switchIndexModel(
     opts.onProgress?.({ ...progress })
   }
   const report = (switched: boolean, chunks: number): SwitchReport => ({
-    switched, cancelled: !switched, from: opts.from, to: target.id, texts_embedded: progress.textsDone, chunks_switched: chunks, ms: Date.now() - started,
+    switched,
+    cancelled: !switched,
+    from: opts.from,
+    to: target.id,
+    texts_embedded: progress.textsDone,
+    chunks_switched: chunks,
+    ms: Date.now() - started,
   })
   emit()
 
@@ -130,12 +145,19 @@ export async function switchIndexModel(
       if (rows.length === 0) break
       let vectors: Float32Array[]
       try {
-        vectors = await target.embedDocuments(rows.map((r) => embeddingText(r.heading ? r.heading.split(' > ') : [], r.text)), opts.signal)
+        vectors = await target.embedDocuments(
+          rows.map((r) => embeddingText(r.heading ? r.heading.split(' > ') : [], r.text)),
+          opts.signal,
+        )
       } catch (err) {
         if (opts.signal?.aborted) continue
         throw err
       }
-      await storeEmbeddings(db, target.id, rows.map((r, i) => ({ hash: r.embed_hash, embedding: vectors[i]! })))
+      await storeEmbeddings(
+        db,
+        target.id,
+        rows.map((r, i) => ({ hash: r.embed_hash, embedding: vectors[i]! })),
+      )
       progress.textsDone += rows.length
       progress.textsTotal = Math.max(progress.textsTotal, progress.textsDone)
       emit()
@@ -147,7 +169,9 @@ export async function switchIndexModel(
     try {
       const chunks = await exclusive(() =>
         db.transaction(async (tx) => {
-          const { rows: left } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks c WHERE ${missingWhere}`, [target.id])
+          const { rows: left } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks c WHERE ${missingWhere}`, [
+            target.id,
+          ])
           if (Number(left[0]?.n ?? 0) > 0) throw new NotReady()
           const { rows: updated } = await tx.query<{ n: number }>(
             `WITH u AS (
@@ -173,5 +197,7 @@ export async function switchIndexModel(
       progress.phase = 'embedding'
     }
   }
-  throw new Error('the embedding model switch kept finding new text from imports running beside it; run it again when they finish')
+  throw new Error(
+    'the embedding model switch kept finding new text from imports running beside it; run it again when they finish',
+  )
 }

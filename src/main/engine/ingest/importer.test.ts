@@ -16,8 +16,14 @@ describe('incremental import', () => {
     await writeFile(path.join(root, rel), text)
   }
   const chunksOf = async (p: string) =>
-    (await engine.db.query<{ id: string; text: string; heading: string }>('SELECT id, text, heading FROM chunks WHERE path = $1 ORDER BY heading, ordinal', [p])).rows
-  const long = (n: number) => Array.from({ length: n }, (_, i) => `Sentence number ${i} explains the retry policy in detail.`).join(' ')
+    (
+      await engine.db.query<{ id: string; text: string; heading: string }>(
+        'SELECT id, text, heading FROM chunks WHERE path = $1 ORDER BY heading, ordinal',
+        [p],
+      )
+    ).rows
+  const long = (n: number) =>
+    Array.from({ length: n }, (_, i) => `Sentence number ${i} explains the retry policy in detail.`).join(' ')
 
   beforeAll(async () => {
     const a = await tempDir()
@@ -55,7 +61,10 @@ describe('incremental import', () => {
 
   it('reflects an edit exactly, keeping ids of untouched sections', async () => {
     const before = await chunksOf('guide/intro.md')
-    await write('guide/intro.md', '# Intro\n\nWelcome to the widget manual.\n\n## Setup\n\nPlug in the widget, then press the red button.\n')
+    await write(
+      'guide/intro.md',
+      '# Intro\n\nWelcome to the widget manual.\n\n## Setup\n\nPlug in the widget, then press the red button.\n',
+    )
     const r = await engine.ingest(root, { collection: 'manual' })
     expect(r.imported).toBe(1)
     const after = await chunksOf('guide/intro.md')

@@ -162,8 +162,21 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
   }
 
   const progress: ImportProgress = {
-    phase: 'scanning', collection, filesTotal: 0, filesDone: 0, currentFile: null, imported: 0, unchanged: 0,
-    failed: 0, skipped: 0, chunksWritten: 0, textsEmbedded: 0, bytesTotal: 0, bytesDone: 0, elapsedMs: 0, etaMs: null,
+    phase: 'scanning',
+    collection,
+    filesTotal: 0,
+    filesDone: 0,
+    currentFile: null,
+    imported: 0,
+    unchanged: 0,
+    failed: 0,
+    skipped: 0,
+    chunksWritten: 0,
+    textsEmbedded: 0,
+    bytesTotal: 0,
+    bytesDone: 0,
+    elapsedMs: 0,
+    etaMs: null,
   }
   let lastEmit = 0
   // The rate counts only documents read since the import phase began (see ImportProgress.etaMs).
@@ -176,7 +189,11 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
     progress.elapsedMs = now - started
     const rate = bytesWorked / Math.max(1, now - workStarted)
     progress.etaMs =
-      progress.phase === 'done' ? 0 : bytesWorked > 0 && rate > 0 ? Math.round((progress.bytesTotal - progress.bytesDone) / rate) : null
+      progress.phase === 'done'
+        ? 0
+        : bytesWorked > 0 && rate > 0
+          ? Math.round((progress.bytesTotal - progress.bytesDone) / rate)
+          : null
     opts.onProgress?.({ ...progress })
   }
   emit(true)
@@ -211,14 +228,23 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       progress.phase = 'embedding'
       emit()
       try {
-        await embedInto(db, embedder, batch, opts.signal, (n) => {
-          progress.textsEmbedded += n
-          emit()
-        }, (ms) => (timings.embed += ms))
+        await embedInto(
+          db,
+          embedder,
+          batch,
+          opts.signal,
+          (n) => {
+            progress.textsEmbedded += n
+            emit()
+          },
+          (ms) => (timings.embed += ms),
+        )
       } catch (err) {
         if (opts.signal?.aborted) throw err
         // The model failed (out of memory, broken file): keep importing text; vector search waits.
-        notices.push(`The embedding model failed (${err instanceof Error ? err.message : String(err)}); documents were imported for keyword search and will be embedded later.`)
+        notices.push(
+          `The embedding model failed (${err instanceof Error ? err.message : String(err)}); documents were imported for keyword search and will be embedded later.`,
+        )
         embedder = null
         for (const p of batch) {
           for (const c of p.chunks) {
@@ -231,7 +257,10 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
     }
     // Room for this batch several times over (text, vectors, index entries, WAL), checked before
     // writing: a full disk must stop the import with a reason, not inside the database.
-    const batchBytes = batch.reduce((n, p) => n + p.chunks.reduce((m, c) => m + c.text.length * 4 + (c.embedding ? c.embedding.length * 8 : 0), 0), 0)
+    const batchBytes = batch.reduce(
+      (n, p) => n + p.chunks.reduce((m, c) => m + c.text.length * 4 + (c.embedding ? c.embedding.length * 8 : 0), 0),
+      0,
+    )
     await ensureFreeSpace(db.dataDir, MIN_FREE_BYTES + batchBytes * 4)
     for (const p of batch) {
       await timed('write', () => replaceDocument(db, p.doc, p.chunks))
@@ -271,7 +300,14 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       } catch (err) {
         const reason = describeFsError(err)
         failed.push({ relativePath: file.relativePath, reason })
-        await markFailed(db, { id: docId, collectionId: collection, path: file.relativePath, size: file.size, mtimeMs: file.mtimeMs, error: reason })
+        await markFailed(db, {
+          id: docId,
+          collectionId: collection,
+          path: file.relativePath,
+          size: file.size,
+          mtimeMs: file.mtimeMs,
+          error: reason,
+        })
         opts.onDocument?.({ path: file.relativePath, change: 'failed', reason })
         progress.failed++
         progress.filesDone++
@@ -316,8 +352,17 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
         timings.chunk += performance.now() - t0
         pending.push({
           doc: {
-            id: docId, collectionId: collection, path: file.relativePath, size: file.size, mtimeMs: file.mtimeMs,
-            sha256: sha, version, kind, title: parsed.title, pageCount: parsed.pageCount ?? null, chunker: signature,
+            id: docId,
+            collectionId: collection,
+            path: file.relativePath,
+            size: file.size,
+            mtimeMs: file.mtimeMs,
+            sha256: sha,
+            version,
+            kind,
+            title: parsed.title,
+            pageCount: parsed.pageCount ?? null,
+            chunker: signature,
           },
           chunks: rows,
           texts,
@@ -326,7 +371,14 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err)
         failed.push({ relativePath: file.relativePath, reason })
-        await markFailed(db, { id: docId, collectionId: collection, path: file.relativePath, size: file.size, mtimeMs: file.mtimeMs, error: reason })
+        await markFailed(db, {
+          id: docId,
+          collectionId: collection,
+          path: file.relativePath,
+          size: file.size,
+          mtimeMs: file.mtimeMs,
+          error: reason,
+        })
         opts.onDocument?.({ path: file.relativePath, change: 'failed', reason })
         progress.failed++
       }
@@ -363,7 +415,8 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
   progress.phase = cancelled ? 'cancelled' : 'done'
   progress.currentFile = null
   emit(true)
-  if (!opts.embedder) notices.push('No embedding model is installed: imported for keyword search; vector search starts once a model is installed.')
+  if (!opts.embedder)
+    notices.push('No embedding model is installed: imported for keyword search; vector search starts once a model is installed.')
   return {
     collection,
     root,
@@ -453,7 +506,11 @@ export async function embedMissing(
     await db.transaction(async (tx) => {
       for (const r of rows) {
         const v = cached.get(r.embed_hash)!
-        await tx.query(`UPDATE chunks SET embedding = $2::vector, embedding_model = $3 WHERE id = $1`, [r.id, toVectorLiteral(v), embedder.id])
+        await tx.query(`UPDATE chunks SET embedding = $2::vector, embedding_model = $3 WHERE id = $1`, [
+          r.id,
+          toVectorLiteral(v),
+          embedder.id,
+        ])
       }
     })
     done += rows.length

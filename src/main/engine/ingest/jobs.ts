@@ -36,7 +36,10 @@ export async function startImportJob(db: Queryable, collection: string, root: st
       WHERE collection_id = $1 AND state = 'running'`,
     [collection, id],
   )
-  await db.query(`INSERT INTO import_jobs (id, collection_id, root, state, started_at) VALUES ($1, $2, $3, 'running', clock_timestamp())`, [id, collection, root])
+  await db.query(
+    `INSERT INTO import_jobs (id, collection_id, root, state, started_at) VALUES ($1, $2, $3, 'running', clock_timestamp())`,
+    [id, collection, root],
+  )
   liveJobs.add(id)
   return id
 }
@@ -45,9 +48,18 @@ export async function recordImportProgress(db: Queryable, id: string, filesDone:
   await db.query('UPDATE import_jobs SET files_done = $2, files_total = $3 WHERE id = $1', [id, filesDone, filesTotal])
 }
 
-export async function finishImportJob(db: Queryable, id: string, state: Exclude<ImportJobState, 'running'>, error: string | null = null): Promise<void> {
+export async function finishImportJob(
+  db: Queryable,
+  id: string,
+  state: Exclude<ImportJobState, 'running'>,
+  error: string | null = null,
+): Promise<void> {
   liveJobs.delete(id)
-  await db.query('UPDATE import_jobs SET state = $2, error = $3, finished_at = clock_timestamp() WHERE id = $1', [id, state, error])
+  await db.query('UPDATE import_jobs SET state = $2, error = $3, finished_at = clock_timestamp() WHERE id = $1', [
+    id,
+    state,
+    error,
+  ])
   await db.query(
     `DELETE FROM import_jobs WHERE id IN (
        SELECT id FROM import_jobs
@@ -63,7 +75,13 @@ export async function finishImportJob(db: Queryable, id: string, state: Exclude<
  */
 export async function unfinishedImports(db: Queryable): Promise<UnfinishedImport[]> {
   const { rows } = await db.query<{
-    id: string; collection_id: string; root: string; state: ImportJobState; started_at: Date | string; files_total: number | null; files_done: number
+    id: string
+    collection_id: string
+    root: string
+    state: ImportJobState
+    started_at: Date | string
+    files_total: number | null
+    files_done: number
   }>(
     `SELECT DISTINCT ON (collection_id) id, collection_id, root, state, started_at, files_total, files_done
        FROM import_jobs ORDER BY collection_id, started_at DESC`,

@@ -35,7 +35,8 @@ async function indexSnapshot(engine: Engine) {
          FROM chunks ORDER BY id`,
     )
   ).rows
-  const docs = (await engine.db.query(`SELECT path, status, sha256, chunk_count, version, kind FROM documents ORDER BY path`)).rows
+  const docs = (await engine.db.query(`SELECT path, status, sha256, chunk_count, version, kind FROM documents ORDER BY path`))
+    .rows
   return { chunks, docs }
 }
 
@@ -66,10 +67,14 @@ describe('an import killed at random points resumes to the same index', () => {
       expect(clean.chunks.every((c) => (c as { embedding_model: string | null }).embedding_model)).toBe(true)
       // ETA sanity on the clean run: mid-import, elapsed + ETA lands near the real total.
       const total = report.ms
-      const mid = progress.filter((p) => p.phase !== 'scanning' && p.etaMs !== null && p.filesDone >= files * 0.25 && p.filesDone <= files * 0.75)
+      const mid = progress.filter(
+        (p) => p.phase !== 'scanning' && p.etaMs !== null && p.filesDone >= files * 0.25 && p.filesDone <= files * 0.75,
+      )
       expect(mid.length).toBeGreaterThan(0)
       const predicted = mid.map((p) => p.elapsedMs + p.etaMs!)
-      console.log(`ETA check: import took ${total} ms; mid-import predictions ${Math.min(...predicted)}-${Math.max(...predicted)} ms`)
+      console.log(
+        `ETA check: import took ${total} ms; mid-import predictions ${Math.min(...predicted)}-${Math.max(...predicted)} ms`,
+      )
       for (const p of predicted) {
         expect(p).toBeGreaterThan(total / 3)
         expect(p).toBeLessThan(total * 3)
@@ -94,7 +99,13 @@ describe('an import killed at random points resumes to the same index', () => {
       // Kill somewhere between the first written batch and most of the folder.
       const killAfterDocs = 1 + Math.floor(random() * Math.max(1, files * 0.5))
       const delayMs = Math.floor(random() * 800)
-      const child = await ingestAndKill(corpus, { data: data.dir, models: fixtureModels, collection: 'mcp', killAfterDocs, delayMs })
+      const child = await ingestAndKill(corpus, {
+        data: data.dir,
+        models: fixtureModels,
+        collection: 'mcp',
+        killAfterDocs,
+        delayMs,
+      })
 
       // The kill points leave at least half the folder to go: the import must not have finished.
       expect(child.killed).toBe(true)
@@ -102,7 +113,9 @@ describe('an import killed at random points resumes to the same index', () => {
       const engine = await Engine.open({ dataDir: data.dir, modelsDir: fixtureModels })
       try {
         expect(await checkIndexConsistency(engine.db)).toEqual([])
-        expect(await engine.unfinishedImports()).toEqual([expect.objectContaining({ collection: 'mcp', root: corpus, state: 'interrupted' })])
+        expect(await engine.unfinishedImports()).toEqual([
+          expect.objectContaining({ collection: 'mcp', root: corpus, state: 'interrupted' }),
+        ])
         const done = await count(engine, `SELECT count(*)::int AS n FROM documents WHERE status = 'indexed'`)
         const cachedBefore = await count(engine, `SELECT count(*)::int AS n FROM embedding_cache`)
 

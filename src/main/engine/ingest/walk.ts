@@ -79,7 +79,8 @@ export async function walkFolder(root: string, opts: WalkOptions): Promise<WalkR
       return
     }
     const entries: { name: string; isDir: boolean; isLink: boolean; isFile: boolean }[] = []
-    for await (const e of dir) entries.push({ name: e.name, isDir: e.isDirectory(), isLink: e.isSymbolicLink(), isFile: e.isFile() })
+    for await (const e of dir)
+      entries.push({ name: e.name, isDir: e.isDirectory(), isLink: e.isSymbolicLink(), isFile: e.isFile() })
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     for (const e of entries) {
       const rel = dirRel ? `${dirRel}/${e.name}` : e.name
@@ -98,7 +99,10 @@ export async function walkFolder(root: string, opts: WalkOptions): Promise<WalkR
           if (isDir) {
             const real = await realpath(abs)
             if (visited.has(real) || rootReal.startsWith(real + path.sep)) {
-              result.failed.push({ relativePath: rel, reason: 'symbolic link loop: it points back into a folder already imported' })
+              result.failed.push({
+                relativePath: rel,
+                reason: 'symbolic link loop: it points back into a folder already imported',
+              })
               continue
             }
             visited.add(real)
@@ -140,7 +144,10 @@ async function addFile(result: WalkResult, posixRel: string, abs: string, opts: 
     const st = await stat(abs)
     const limit = opts.maxBytes(posixRel)
     if (st.size > limit) {
-      result.skipped.push({ relativePath: posixRel, reason: `larger than the ${formatBytes(limit)} limit for this type (${formatBytes(st.size)})` })
+      result.skipped.push({
+        relativePath: posixRel,
+        reason: `larger than the ${formatBytes(limit)} limit for this type (${formatBytes(st.size)})`,
+      })
       return
     }
     result.files.push({ relativePath: posixRel, absolutePath: abs, size: st.size, mtimeMs: Math.floor(st.mtimeMs) })
@@ -161,7 +168,10 @@ export function isIgnoredPath(relativePath: string): boolean {
 export function normaliseRelativePaths(paths: readonly string[]): string[] {
   const clean = new Set<string>()
   for (const raw of paths) {
-    const p = path.posix.normalize(raw.split(path.sep).join('/')).replace(/^\.\/+/, '').replace(/\/+$/, '')
+    const p = path.posix
+      .normalize(raw.split(path.sep).join('/'))
+      .replace(/^\.\/+/, '')
+      .replace(/\/+$/, '')
     if (!p || p === '.' || p.startsWith('../') || p === '..' || path.posix.isAbsolute(p)) continue
     clean.add(p)
   }
@@ -202,7 +212,10 @@ export async function walkPaths(root: string, relativePaths: readonly string[], 
     }
     if (st.isDirectory()) {
       const sub = await walkFolder(abs, opts)
-      const prefix = <T extends { relativePath: string }>(r: T): T => ({ ...r, relativePath: r.relativePath === '.' ? rel : `${rel}/${r.relativePath}` })
+      const prefix = <T extends { relativePath: string }>(r: T): T => ({
+        ...r,
+        relativePath: r.relativePath === '.' ? rel : `${rel}/${r.relativePath}`,
+      })
       result.files.push(...sub.files.map(prefix))
       result.skipped.push(...sub.skipped.map(prefix))
       result.failed.push(...sub.failed.map(prefix))

@@ -70,7 +70,14 @@ describe('docent mcp over stdio', () => {
 
   it('lists the tools with input and output schemas', async () => {
     const { tools } = await server.client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['ask', 'get_passage', 'import_folder', 'list_collections', 'remove_collection', 'search_docs'])
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'ask',
+      'get_passage',
+      'import_folder',
+      'list_collections',
+      'remove_collection',
+      'search_docs',
+    ])
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object')
       expect(t.outputSchema?.type).toBe('object')
@@ -78,7 +85,9 @@ describe('docent mcp over stdio', () => {
     }
     const search = tools.find((t) => t.name === 'search_docs')!
     expect(search.inputSchema.required).toEqual(['query'])
-    expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['query', 'collection', 'version', 'mode', 'top_k']))
+    expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['query', 'collection', 'version', 'mode', 'top_k']),
+    )
     expect(search.annotations?.readOnlyHint).toBe(true)
     expect(tools.find((t) => t.name === 'remove_collection')!.annotations?.destructiveHint).toBe(true)
     expect(tools.find((t) => t.name === 'import_folder')!.description).toContain('--allow-writes')
@@ -89,7 +98,9 @@ describe('docent mcp over stdio', () => {
   it('lists collections with versions and counts', async () => {
     const r = (await server.client.callTool({ name: 'list_collections', arguments: {} })) as CallToolResult
     expect(r.isError).toBeFalsy()
-    const { collections } = r.structuredContent as { collections: { id: string; versions: string[]; latest_version: string; documents: number; chunks: number }[] }
+    const { collections } = r.structuredContent as {
+      collections: { id: string; versions: string[]; latest_version: string; documents: number; chunks: number }[]
+    }
     expect(collections).toHaveLength(1)
     expect(collections[0]).toMatchObject({ id: 'mcp', versions: ['2025-03-26', '2025-06-18'], latest_version: '2025-06-18' })
     expect(collections[0]!.documents).toBeGreaterThan(10)
@@ -103,8 +114,16 @@ describe('docent mcp over stdio', () => {
     })) as CallToolResult
     expect(r.isError).toBeFalsy()
     const out = r.structuredContent as {
-      mode: string; degraded: boolean; scope: string
-      passages: { chunk_id: string; path: string; breadcrumb: string; version: string | null; scores: Record<string, number | null> }[]
+      mode: string
+      degraded: boolean
+      scope: string
+      passages: {
+        chunk_id: string
+        path: string
+        breadcrumb: string
+        version: string | null
+        scores: Record<string, number | null>
+      }[]
     }
     expect(out.mode).toBe('keyword')
     expect(out.degraded).toBe(false)
@@ -121,7 +140,10 @@ describe('docent mcp over stdio', () => {
     expect(JSON.parse(text(r))).toEqual(out)
 
     // Hybrid without an embedding model says so instead of failing.
-    const hybrid = (await server.client.callTool({ name: 'search_docs', arguments: { query: 'list resources' } })) as CallToolResult
+    const hybrid = (await server.client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'list resources' },
+    })) as CallToolResult
     const h = hybrid.structuredContent as { degraded: boolean; notices: string[]; passages: unknown[] }
     expect(h.degraded).toBe(true)
     expect(h.notices.join(' ')).toMatch(/Vector search is unavailable/)
@@ -129,11 +151,21 @@ describe('docent mcp over stdio', () => {
   })
 
   it('reads a passage with its neighbours in document order', async () => {
-    const s = (await server.client.callTool({ name: 'search_docs', arguments: { query: 'pagination cursor', mode: 'keyword', top_k: 1 } })) as CallToolResult
+    const s = (await server.client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'pagination cursor', mode: 'keyword', top_k: 1 },
+    })) as CallToolResult
     const id = (s.structuredContent as { passages: { chunk_id: string }[] }).passages[0]!.chunk_id
-    const r = (await server.client.callTool({ name: 'get_passage', arguments: { chunk_id: id, neighbours: 2 } })) as CallToolResult
+    const r = (await server.client.callTool({
+      name: 'get_passage',
+      arguments: { chunk_id: id, neighbours: 2 },
+    })) as CallToolResult
     expect(r.isError).toBeFalsy()
-    const out = r.structuredContent as { passage: { chunk_id: string; path: string; position: number }; previous: { path: string; position: number }[]; next: { path: string; position: number }[] }
+    const out = r.structuredContent as {
+      passage: { chunk_id: string; path: string; position: number }
+      previous: { path: string; position: number }[]
+      next: { path: string; position: number }[]
+    }
     expect(out.passage.chunk_id).toBe(id)
     const around = [...out.previous, out.passage, ...out.next]
     expect(around.length).toBeGreaterThan(1)
@@ -152,7 +184,13 @@ describe('docent mcp over stdio', () => {
       arguments: { question: 'How does a client list the tools a server offers?', version: '2025-06-18' },
     })) as CallToolResult
     expect(r.isError).toBeFalsy()
-    const out = r.structuredContent as { mode: string; answer: string | null; citations: { path: string; version: string | null }[]; trace_id: string; scope_label: string }
+    const out = r.structuredContent as {
+      mode: string
+      answer: string | null
+      citations: { path: string; version: string | null }[]
+      trace_id: string
+      scope_label: string
+    }
     expect(out.mode).toBe('search-only')
     expect(out.answer).toBeNull()
     expect(out.trace_id).toBeTruthy()
@@ -161,7 +199,10 @@ describe('docent mcp over stdio', () => {
   })
 
   it('refuses writes when not started with --allow-writes', async () => {
-    const imp = (await server.client.callTool({ name: 'import_folder', arguments: { folder: corpus, collection: 'other' } })) as CallToolResult
+    const imp = (await server.client.callTool({
+      name: 'import_folder',
+      arguments: { folder: corpus, collection: 'other' },
+    })) as CallToolResult
     expect(imp.isError).toBe(true)
     expect(text(imp)).toMatch(/read-only.*--allow-writes/)
     const rm = (await server.client.callTool({ name: 'remove_collection', arguments: { collection: 'mcp' } })) as CallToolResult
@@ -188,7 +229,10 @@ describe('docent mcp over stdio', () => {
     }
     const unknownCollection = (await server.client.callTool(bad[4]!)) as CallToolResult
     expect(text(unknownCollection)).toMatch(/no collection named "no-such-collection"/)
-    const still = (await server.client.callTool({ name: 'search_docs', arguments: { query: 'resources/list', mode: 'keyword' } })) as CallToolResult
+    const still = (await server.client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'resources/list', mode: 'keyword' },
+    })) as CallToolResult
     expect(still.isError).toBeFalsy()
     // Nothing but protocol on stdout: the client saw no parse errors.
     expect(server.errors).toEqual([])
@@ -202,13 +246,22 @@ describe('docent mcp over stdio', () => {
     await cp(path.join(mcpCorpus, 'specification', '2025-06-18', 'basic'), path.join(more.dir, 'basic'), { recursive: true })
     const writer = await startServer(data, noModels, ['--allow-writes'])
     try {
-      const imp = (await writer.client.callTool({ name: 'import_folder', arguments: { folder: more.dir, collection: 'basics' } })) as CallToolResult
+      const imp = (await writer.client.callTool({
+        name: 'import_folder',
+        arguments: { folder: more.dir, collection: 'basics' },
+      })) as CallToolResult
       expect(imp.isError, text(imp)).toBeFalsy()
       expect(imp.structuredContent).toMatchObject({ collection: 'basics', failed: [], cancelled: false })
       expect((imp.structuredContent as { imported: number }).imported).toBeGreaterThan(0)
-      const relative = (await writer.client.callTool({ name: 'import_folder', arguments: { folder: 'basic', collection: 'x' } })) as CallToolResult
+      const relative = (await writer.client.callTool({
+        name: 'import_folder',
+        arguments: { folder: 'basic', collection: 'x' },
+      })) as CallToolResult
       expect(relative.isError).toBe(true)
-      const rm = (await writer.client.callTool({ name: 'remove_collection', arguments: { collection: 'basics' } })) as CallToolResult
+      const rm = (await writer.client.callTool({
+        name: 'remove_collection',
+        arguments: { collection: 'basics' },
+      })) as CallToolResult
       expect(rm.structuredContent).toEqual({ collection: 'basics', removed: true })
       const list = (await writer.client.callTool({ name: 'list_collections', arguments: {} })) as CallToolResult
       expect((list.structuredContent as { collections: { id: string }[] }).collections.map((c) => c.id)).toEqual(['mcp'])
@@ -229,7 +282,11 @@ describe('docent mcp with models installed (fixture models: random weights, plum
     const c = await tempDir()
     const d = await tempDir()
     cleanups.push(c.cleanup, d.cleanup)
-    await cp(path.join(mcpCorpus, 'specification', '2025-06-18', 'basic'), path.join(c.dir, 'specification', '2025-06-18', 'basic'), { recursive: true })
+    await cp(
+      path.join(mcpCorpus, 'specification', '2025-06-18', 'basic'),
+      path.join(c.dir, 'specification', '2025-06-18', 'basic'),
+      { recursive: true },
+    )
     const engine = await Engine.open({ dataDir: d.dir, modelsDir: fixtureModels })
     await engine.ingest(c.dir, { collection: 'mcp' })
     await engine.close()
@@ -241,9 +298,17 @@ describe('docent mcp with models installed (fixture models: random weights, plum
   })
 
   it('hybrid search reports bm25, cosine, rrf and reranker scores', async () => {
-    const r = (await server.client.callTool({ name: 'search_docs', arguments: { query: 'lifecycle initialization', top_k: 5 } })) as CallToolResult
+    const r = (await server.client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'lifecycle initialization', top_k: 5 },
+    })) as CallToolResult
     expect(r.isError, text(r)).toBeFalsy()
-    const out = r.structuredContent as { mode: string; rerank: boolean; degraded: boolean; passages: { scores: Record<string, number | null> }[] }
+    const out = r.structuredContent as {
+      mode: string
+      rerank: boolean
+      degraded: boolean
+      passages: { scores: Record<string, number | null> }[]
+    }
     expect(out).toMatchObject({ mode: 'hybrid', rerank: true, degraded: false })
     expect(out.passages).toHaveLength(5)
     for (const p of out.passages) {
@@ -254,9 +319,18 @@ describe('docent mcp with models installed (fixture models: random weights, plum
   })
 
   it('ask runs the answer model and returns a verified answer or a reasoned abstention', async () => {
-    const r = (await server.client.callTool({ name: 'ask', arguments: { question: 'How does the initialization phase of the lifecycle work?' } })) as CallToolResult
+    const r = (await server.client.callTool({
+      name: 'ask',
+      arguments: { question: 'How does the initialization phase of the lifecycle work?' },
+    })) as CallToolResult
     expect(r.isError, text(r)).toBeFalsy()
-    const out = r.structuredContent as { mode: string; abstained: boolean; reason: string | null; answer: string | null; passages: string[] }
+    const out = r.structuredContent as {
+      mode: string
+      abstained: boolean
+      reason: string | null
+      answer: string | null
+      passages: string[]
+    }
     expect(out.mode).toBe('answer')
     // A random-weight model rarely writes a checkable answer: either outcome must be well-formed.
     if (out.abstained) expect(out.reason).toMatch(/^(no_relevant_sources|not_in_context|unverifiable_citations)$/)

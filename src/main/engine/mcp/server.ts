@@ -37,11 +37,19 @@ const VersionArg = z
   .min(1)
   .max(64)
   .optional()
-  .describe('Release to search, e.g. "2025-06-18"; "latest" for the highest release; "all" (default) for every version. Unversioned pages are always included.')
+  .describe(
+    'Release to search, e.g. "2025-06-18"; "latest" for the highest release; "all" (default) for every version. Unversioned pages are always included.',
+  )
 
 const Scores = z.object({
-  bm25: z.number().nullable().describe('Okapi BM25 score of keyword search (not normalised); null if keyword search did not return it.'),
-  cosine: z.number().nullable().describe('Cosine similarity of query and passage embeddings, in [-1, 1]; null if vector search did not return it.'),
+  bm25: z
+    .number()
+    .nullable()
+    .describe('Okapi BM25 score of keyword search (not normalised); null if keyword search did not return it.'),
+  cosine: z
+    .number()
+    .nullable()
+    .describe('Cosine similarity of query and passage embeddings, in [-1, 1]; null if vector search did not return it.'),
   rrf: z.number().nullable().describe('Reciprocal rank fusion score, sum of 1/(60 + rank); null unless both retrievers ran.'),
   reranker: z.number().nullable().describe('Raw cross-encoder score (a logit, not a probability); null when not reranked.'),
   keyword_rank: z.number().int().nullable(),
@@ -61,7 +69,12 @@ const Passage = z.object({
 })
 
 const SearchInput = z.object({
-  query: z.string().trim().min(1).max(2000).describe('What to look for: a question, some words, or an exact token such as tools/call or -32602.'),
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .describe('What to look for: a question, some words, or an exact token such as tools/call or -32602.'),
   collection: CollectionArg,
   version: VersionArg,
   mode: SearchMode.optional().describe('hybrid (default: keyword and vector search fused), keyword or vector.'),
@@ -102,7 +115,13 @@ const ListOutput = z.object({ collections: z.array(CollectionInfo) })
 const PassageInContext = Passage.extend({ position: z.number().int().nullable().describe('Order in its document, from 0.') })
 const GetPassageInput = z.object({
   chunk_id: z.string().min(1).max(100),
-  neighbours: z.number().int().min(0).max(5).optional().describe('Chunks to include before and after it in the same document (default 1).'),
+  neighbours: z
+    .number()
+    .int()
+    .min(0)
+    .max(5)
+    .optional()
+    .describe('Chunks to include before and after it in the same document (default 1).'),
 })
 const GetPassageOutput = z.object({
   passage: PassageInContext,
@@ -175,7 +194,9 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
     const cols = (await engine.collections()).filter((c) => collections.length === 0 || collections.includes(c.id))
     if (cols.some((c) => c.versions.includes(version))) return []
     const known = [...new Set(cols.flatMap((c) => c.versions))]
-    return [`No documents have version "${version}"; only unversioned pages were searched. Versions present: ${known.join(', ') || 'none'}.`]
+    return [
+      `No documents have version "${version}"; only unversioned pages were searched. Versions present: ${known.join(', ') || 'none'}.`,
+    ]
   }
 
   server.registerTool(
@@ -277,7 +298,8 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
     'get_passage',
     {
       title: 'Read a passage in context',
-      description: 'A passage by chunk_id (from search_docs or ask) with the chunks just before and after it in the same document.',
+      description:
+        'A passage by chunk_id (from search_docs or ask) with the chunks just before and after it in the same document.',
       inputSchema: GetPassageInput,
       outputSchema: GetPassageOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -285,7 +307,10 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
     (args) =>
       guarded(async () => {
         const found = await engine.passage(args.chunk_id, args.neighbours ?? 1)
-        if (!found) return toolError(`No passage has id "${args.chunk_id}"; ids come from search_docs or ask, and change when a document is re-imported.`)
+        if (!found)
+          return toolError(
+            `No passage has id "${args.chunk_id}"; ids come from search_docs or ask, and change when a document is re-imported.`,
+          )
         const shape = (p: NonNullable<typeof found>['passage']) => ({
           chunk_id: p.chunk_id,
           collection: p.collection,
@@ -298,11 +323,16 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
           position: p.position,
           text: p.text,
         })
-        return ok({ passage: shape(found.passage), previous: found.previous.map(shape), next: found.next.map(shape) } satisfies z.infer<typeof GetPassageOutput>)
+        return ok({
+          passage: shape(found.passage),
+          previous: found.previous.map(shape),
+          next: found.next.map(shape),
+        } satisfies z.infer<typeof GetPassageOutput>)
       }),
   )
 
-  const writeAllowed = (tool: string): CallToolResult | null => (opts.allowWrites ? null : toolError(`${tool} ${READ_ONLY_REFUSAL}`))
+  const writeAllowed = (tool: string): CallToolResult | null =>
+    opts.allowWrites ? null : toolError(`${tool} ${READ_ONLY_REFUSAL}`)
   const writesNote = opts.allowWrites ? '' : ' Turned off: this server is read-only (start it with --allow-writes).'
 
   server.registerTool(
@@ -332,7 +362,12 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
                   void extra
                     .sendNotification({
                       method: 'notifications/progress',
-                      params: { progressToken: token, progress: p.filesDone, total: p.filesTotal, message: `${p.phase}: ${p.filesDone}/${p.filesTotal} files` },
+                      params: {
+                        progressToken: token,
+                        progress: p.filesDone,
+                        total: p.filesTotal,
+                        message: `${p.phase}: ${p.filesDone}/${p.filesTotal} files`,
+                      },
                     })
                     .catch(() => undefined)
                 },

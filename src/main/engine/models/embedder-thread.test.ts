@@ -28,7 +28,10 @@ describe('embedder in a worker thread', () => {
   })
 
   it('keeps the calling thread free while a large batch embeds', async () => {
-    const texts = Array.from({ length: 256 }, (_, i) => `passage ${i} ` + 'the widget retries the request with backoff. '.repeat(40))
+    const texts = Array.from(
+      { length: 256 },
+      (_, i) => `passage ${i} ` + 'the widget retries the request with backoff. '.repeat(40),
+    )
     let ticks = 0
     let worst = 0
     let last = performance.now()

@@ -60,7 +60,8 @@ export async function loadEmbedderThreaded(dir: string, opts: EmbedderOptions = 
     }
     const onError = (err: Error) =>
       done(() => reject(new ModelLoadError(abs, `the embedding worker failed to start: ${errorMessage(err)}`, { cause: err })))
-    const onExit = (code: number) => done(() => reject(new ModelLoadError(abs, `the embedding worker exited (code ${code}) while loading`)))
+    const onExit = (code: number) =>
+      done(() => reject(new ModelLoadError(abs, `the embedding worker exited (code ${code}) while loading`)))
     // Only our own listeners are removed: Worker uses its 'message' listeners to start its port.
     const done = (settle: () => void) => {
       worker.off('message', onMessage).off('error', onError).off('exit', onExit)

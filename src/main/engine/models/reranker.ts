@@ -45,7 +45,12 @@ export async function loadReranker(dir: string, opts: RerankerOptions = {}): Pro
   const config = await readJsonFile(path.join(abs, 'config.json'), abs)
   const batchSize = Math.max(1, Math.floor(opts.batchSize ?? DEFAULT_BATCH))
 
-  const { model, encoder, inputNames, id, maxTokens } = await loadOnnxModel(abs, 'reranker', AutoModelForSequenceClassification, config)
+  const { model, encoder, inputNames, id, maxTokens } = await loadOnnxModel(
+    abs,
+    'reranker',
+    AutoModelForSequenceClassification,
+    config,
+  )
   let disposed = false
 
   const runBatch = async (batch: ReturnType<TemplateEncoder['encodePair']>[]): Promise<number[]> => {

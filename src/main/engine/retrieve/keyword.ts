@@ -36,7 +36,11 @@ export interface QueryTerm {
 }
 
 /** The query's lexemes (English stemming, as at index time, plus exact tokens) with document frequency and IDF. */
-export async function queryTerms(db: Queryable, query: string, collections: string[]): Promise<{ terms: QueryTerm[]; n: number; avgdl: number }> {
+export async function queryTerms(
+  db: Queryable,
+  query: string,
+  collections: string[],
+): Promise<{ terms: QueryTerm[]; n: number; avgdl: number }> {
   const { rows } = await db.query<{ lexeme: string; df: number; n: number; avgdl: number }>(
     `WITH q AS (
         SELECT DISTINCT lexeme FROM (
@@ -106,7 +110,14 @@ export async function retrieveKeyword(db: Queryable, query: string, scope: Resol
       GROUP BY c.id
       ORDER BY score DESC, c.id
       LIMIT $5`,
-    [toTsqueryLiteral(selective.map((t) => t.lexeme)), terms.map((t) => t.lexeme), terms.map((t) => t.idf), avgdl, limit, ...s.params],
+    [
+      toTsqueryLiteral(selective.map((t) => t.lexeme)),
+      terms.map((t) => t.lexeme),
+      terms.map((t) => t.idf),
+      avgdl,
+      limit,
+      ...s.params,
+    ],
   )
   return rows.map((r, i) => ({ chunk_id: r.id, rank: i + 1, bm25: Number(r.score) }))
 }

@@ -40,7 +40,10 @@ describe('scope filters are identical across retrievers', () => {
 
   async function expected(allowed: (v: string | null) => boolean): Promise<string[]> {
     const { rows } = await engine.db.query<{ id: string; version: string | null }>('SELECT id, version FROM chunks')
-    return rows.filter((r) => allowed(r.version)).map((r) => r.id).sort()
+    return rows
+      .filter((r) => allowed(r.version))
+      .map((r) => r.id)
+      .sort()
   }
 
   const cases: [string, (v: string | null) => boolean][] = [
@@ -63,13 +66,21 @@ describe('scope filters are identical across retrievers', () => {
   }
 
   it('keeps identical text from two releases apart, each with its version', async () => {
-    const res = await engine.search('hold the widget button', { scope: { collections: ['widgets'], version: 'all' }, mode: 'hybrid', k: 10 })
+    const res = await engine.search('hold the widget button', {
+      scope: { collections: ['widgets'], version: 'all' },
+      mode: 'hybrid',
+      k: 10,
+    })
     const reset = res.results.filter((h) => h.heading === 'Widget > Reset')
     expect(reset.map((h) => h.version).sort()).toEqual(['2024-01-01', '2025-01-01'])
   })
 
   it('reports cosine similarity in [-1, 1] and keeps each retriever rank', async () => {
-    const res = await engine.search('widget pairing', { scope: { collections: ['widgets'], version: 'all' }, mode: 'hybrid', k: 5 })
+    const res = await engine.search('widget pairing', {
+      scope: { collections: ['widgets'], version: 'all' },
+      mode: 'hybrid',
+      k: 5,
+    })
     for (const h of res.results) {
       if (h.scores.cosine !== null) expect(Math.abs(h.scores.cosine)).toBeLessThanOrEqual(1.0001)
       expect(h.scores.keyword_rank !== null || h.scores.vector_rank !== null).toBe(true)

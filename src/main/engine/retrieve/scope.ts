@@ -31,7 +31,12 @@ export async function resolveScope(db: Queryable, scope: Scope): Promise<Resolve
   }
   const version = scope.version ?? 'all'
   if (version === 'all') {
-    return { collections: requested, versionKeys: null, label: 'all versions', versions: Object.fromEntries(requested.map((c) => [c, 'all' as const])) }
+    return {
+      collections: requested,
+      versionKeys: null,
+      label: 'all versions',
+      versions: Object.fromEntries(requested.map((c) => [c, 'all' as const])),
+    }
   }
   const { rows } = await db.query<{ collection_id: string; version: string }>(
     `SELECT DISTINCT collection_id, version FROM documents

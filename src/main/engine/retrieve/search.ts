@@ -92,7 +92,9 @@ export async function searchChunks(
     )
     if (Number(rows[0]?.n ?? 0) > 0) {
       degraded = true
-      notices.push(`${rows[0]!.n} passages have no embedding from this model yet, so vector search cannot see them; re-sync the collection (or run ingest again) to embed them.`)
+      notices.push(
+        `${rows[0]!.n} passages have no embedding from this model yet, so vector search cannot see them; re-sync the collection (or run ingest again) to embed them.`,
+      )
     }
   }
 
@@ -106,13 +108,22 @@ export async function searchChunks(
   if (opts.rerank) {
     if (!ctx.reranker) {
       degraded = true
-      notices.push(`Reranking is unavailable: ${ctx.rerankerProblem ?? 'no reranker model is installed'}. Results are in fused order.`)
+      notices.push(
+        `Reranking is unavailable: ${ctx.rerankerProblem ?? 'no reranker model is installed'}. Results are in fused order.`,
+      )
     } else if (fused.length > 0) {
       const pool = fused.slice(0, Math.max(opts.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES, opts.k))
-      const rows = await fetchChunks(ctx.db, pool.map((p) => p.chunk_id))
+      const rows = await fetchChunks(
+        ctx.db,
+        pool.map((p) => p.chunk_id),
+      )
       try {
         const scores = await time('rerank_ms', () =>
-          ctx.reranker!.score(query, pool.map((p) => passageText(rows.get(p.chunk_id)!)), opts.signal),
+          ctx.reranker!.score(
+            query,
+            pool.map((p) => passageText(rows.get(p.chunk_id)!)),
+            opts.signal,
+          ),
         )
         reranked = pool
           .map((p, i) => ({ chunk_id: p.chunk_id, reranker: scores[i]! }))
@@ -127,7 +138,10 @@ export async function searchChunks(
   }
 
   const top = order.slice(0, opts.k)
-  const rows = await fetchChunks(ctx.db, top.map((t) => t.chunk_id))
+  const rows = await fetchChunks(
+    ctx.db,
+    top.map((t) => t.chunk_id),
+  )
   const kwById = new Map((keyword ?? []).map((h) => [h.chunk_id, h]))
   const vecById = new Map((vector ?? []).map((h) => [h.chunk_id, h]))
   const fusedById = new Map(fused.map((f) => [f.chunk_id, f]))

@@ -11,7 +11,8 @@ export async function checkIndexConsistency(db: Queryable): Promise<string[]> {
     `SELECT d.path, d.chunk_count AS claimed, (SELECT count(*)::int FROM chunks c WHERE c.document_id = d.id) AS actual
        FROM documents d WHERE d.status = 'indexed'`,
   )
-  for (const d of docs) if (Number(d.claimed) !== Number(d.actual)) problems.push(`${d.path}: ${d.actual} chunks stored, ${d.claimed} expected`)
+  for (const d of docs)
+    if (Number(d.claimed) !== Number(d.actual)) problems.push(`${d.path}: ${d.actual} chunks stored, ${d.claimed} expected`)
   const { rows: orphans } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = c.document_id)`,
   )
@@ -19,7 +20,8 @@ export async function checkIndexConsistency(db: Queryable): Promise<string[]> {
   const { rows: stats } = await db.query<{ id: string; stored: number; actual: number }>(
     `SELECT c.id, c.chunk_count AS stored, (SELECT count(*)::int FROM chunks ch WHERE ch.collection_id = c.id) AS actual FROM collections c`,
   )
-  for (const s of stats) if (Number(s.stored) !== Number(s.actual)) problems.push(`collection ${s.id}: chunk_count ${s.stored}, actual ${s.actual}`)
+  for (const s of stats)
+    if (Number(s.stored) !== Number(s.actual)) problems.push(`collection ${s.id}: chunk_count ${s.stored}, actual ${s.actual}`)
   const { rows: drift } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (
        SELECT ch.collection_id, u.lexeme, count(*)::int AS df FROM chunks ch, unnest(ch.tsv) u GROUP BY 1, 2

@@ -7,7 +7,13 @@ import type { Queryable } from './db'
  * the very same expression and predicate so the planner can use it.
  */
 export function vectorIndexName(modelId: string): string {
-  return 'chunks_hnsw_' + modelId.replace(/[^a-z0-9]/gi, '_').toLowerCase().slice(-40)
+  return (
+    'chunks_hnsw_' +
+    modelId
+      .replace(/[^a-z0-9]/gi, '_')
+      .toLowerCase()
+      .slice(-40)
+  )
 }
 
 export function sqlLiteral(value: string): string {

@@ -88,9 +88,23 @@ async function insertChunks(tx: Queryable, doc: DocumentRow, chunks: ChunkRow[])
     batch.forEach((c, i) => {
       const p = params.length
       params.push(
-        c.id, doc.id, doc.collectionId, doc.path, c.ordinal, c.heading, doc.version, doc.kind,
-        c.pageStart, c.pageEnd, c.text, c.embedHash, c.tokenCount, c.lexLen, c.exactTerms,
-        c.embedding ? toVectorLiteral(c.embedding) : null, c.embedding ? c.embeddingModel : null,
+        c.id,
+        doc.id,
+        doc.collectionId,
+        doc.path,
+        c.ordinal,
+        c.heading,
+        doc.version,
+        doc.kind,
+        c.pageStart,
+        c.pageEnd,
+        c.text,
+        c.embedHash,
+        c.tokenCount,
+        c.lexLen,
+        c.exactTerms,
+        c.embedding ? toVectorLiteral(c.embedding) : null,
+        c.embedding ? c.embeddingModel : null,
         // Chunks arrive in document order: their index is the position a passage's neighbours use.
         start + i,
       )
@@ -134,8 +148,20 @@ export async function replaceDocument(db: Db, doc: DocumentRow, chunks: ChunkRow
          status = 'indexed', error = NULL, version = excluded.version, kind = excluded.kind, title = excluded.title,
          page_count = excluded.page_count, chunker = excluded.chunker, chunk_count = excluded.chunk_count,
          updated_at = now()`,
-      [doc.id, doc.collectionId, doc.path, doc.size, doc.mtimeMs, doc.sha256, doc.version, doc.kind,
-       doc.title, doc.pageCount, doc.chunker, chunks.length],
+      [
+        doc.id,
+        doc.collectionId,
+        doc.path,
+        doc.size,
+        doc.mtimeMs,
+        doc.sha256,
+        doc.version,
+        doc.kind,
+        doc.title,
+        doc.pageCount,
+        doc.chunker,
+        chunks.length,
+      ],
     )
     await insertChunks(tx, doc, chunks)
   })
@@ -202,7 +228,11 @@ export async function cachedEmbeddings(db: Queryable, modelId: string, hashes: s
   return out
 }
 
-export async function storeEmbeddings(db: Queryable, modelId: string, items: { hash: string; embedding: Float32Array }[]): Promise<void> {
+export async function storeEmbeddings(
+  db: Queryable,
+  modelId: string,
+  items: { hash: string; embedding: Float32Array }[],
+): Promise<void> {
   for (let start = 0; start < items.length; start += 200) {
     const batch = items.slice(start, start + 200)
     const params: unknown[] = [modelId]

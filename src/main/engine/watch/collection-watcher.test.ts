@@ -22,7 +22,9 @@ async function snapshot(engine: Engine, collection: string) {
       [collection],
     )
   ).rows
-  const stats = (await engine.db.query(`SELECT chunk_count, total_len::float8 AS total_len FROM collections WHERE id = $1`, [collection])).rows
+  const stats = (
+    await engine.db.query(`SELECT chunk_count, total_len::float8 AS total_len FROM collections WHERE id = $1`, [collection])
+  ).rows
   return { docs, chunks, stats }
 }
 
@@ -108,7 +110,11 @@ describe('watching a collection folder', () => {
 
   it('a new file becomes searchable, and the index equals a clean import', async () => {
     const synced = nextSync(touched('guide/new.md'))
-    latencies['create'] = await saveUntilSearchable('guide/new.md', '# New\n\nThe zebraquartz valve opens slowly.\n', 'zebraquartz')
+    latencies['create'] = await saveUntilSearchable(
+      'guide/new.md',
+      '# New\n\nThe zebraquartz valve opens slowly.\n',
+      'zebraquartz',
+    )
     expect((await synced).changes).toContainEqual({ path: 'guide/new.md', change: 'added' })
     await expectInStep()
   })
@@ -164,7 +170,10 @@ describe('watching a collection folder', () => {
         }),
       )
     }
-    const count = async () => Number((await engine.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents WHERE path LIKE 'bulk/%'`)).rows[0]!.n)
+    const count = async () =>
+      Number(
+        (await engine.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents WHERE path LIKE 'bulk/%'`)).rows[0]!.n,
+      )
     while ((await count()) < 1000) {
       if (performance.now() - t0 > 120_000) throw new Error(`only ${await count()} of 1000 files imported after 120 s`)
       await new Promise((r) => setTimeout(r, 100))

@@ -80,10 +80,22 @@ export async function watchCollection(
       changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
       const count = (k: DocumentChange['change']) => changes.filter((c) => c.change === k).length
       emit({
-        type: 'sync-finished', collection, reason, full, paths: paths?.length ?? 0, changes,
-        added: count('added'), changed: count('changed'), removed: count('removed'), failed: count('failed'),
-        unchanged: report.unchanged, chunks_total: report.chunks_total, cancelled: report.cancelled, ms: report.ms,
-        first_event_at: firstEventAt, finished_at: Date.now(),
+        type: 'sync-finished',
+        collection,
+        reason,
+        full,
+        paths: paths?.length ?? 0,
+        changes,
+        added: count('added'),
+        changed: count('changed'),
+        removed: count('removed'),
+        failed: count('failed'),
+        unchanged: report.unchanged,
+        chunks_total: report.chunks_total,
+        cancelled: report.cancelled,
+        ms: report.ms,
+        first_event_at: firstEventAt,
+        finished_at: Date.now(),
       })
     } catch (err) {
       emit({ type: 'sync-failed', collection, error: err instanceof Error ? err.message : String(err) })

@@ -12,8 +12,26 @@ afterEach(() => {
 })
 
 const citations = [
-  { n: 1, chunk_id: 'c-transports', path: 'specification/2025-03-26/basic/transports.mdx', heading: 'Transports > Streamable HTTP', version: '2025-03-26', page: null, kind: 'Specification', collection: 'mcp-docs' },
-  { n: 2, chunk_id: 'c-lifecycle', path: 'specification/2025-03-26/basic/lifecycle.mdx', heading: 'Lifecycle > Initialization', version: '2025-03-26', page: null, kind: 'Specification', collection: 'mcp-docs' },
+  {
+    n: 1,
+    chunk_id: 'c-transports',
+    path: 'specification/2025-03-26/basic/transports.mdx',
+    heading: 'Transports > Streamable HTTP',
+    version: '2025-03-26',
+    page: null,
+    kind: 'Specification',
+    collection: 'mcp-docs',
+  },
+  {
+    n: 2,
+    chunk_id: 'c-lifecycle',
+    path: 'specification/2025-03-26/basic/lifecycle.mdx',
+    heading: 'Lifecycle > Initialization',
+    version: '2025-03-26',
+    page: null,
+    kind: 'Specification',
+    collection: 'mcp-docs',
+  },
 ]
 
 const sourceView: SourceView = {
@@ -25,7 +43,8 @@ const sourceView: SourceView = {
   version: '2025-03-26',
   page: null,
   page_end: null,
-  passage: 'In the Streamable HTTP transport, the server operates as an independent process.\n\nIt can handle multiple client connections.',
+  passage:
+    'In the Streamable HTTP transport, the server operates as an independent process.\n\nIt can handle multiple client connections.',
   content:
     '---\ntitle: Transports\n---\n\n# Transports\n\nMCP uses JSON-RPC.\n\n## Streamable HTTP\n\nIn the **Streamable HTTP** transport, the server operates as an independent process. It can handle multiple client connections.\n\n## stdio\n\nThe client launches the server.\n',
   pdf_base64: null,
@@ -42,7 +61,9 @@ describe('chat', () => {
   it('streams stage messages and a marked draft, then replaces it with the verified answer and citation chips', async () => {
     const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
     await ask('How does Streamable HTTP work?')
-    expect(docent.callsTo('ask')).toEqual([{ question: 'How does Streamable HTTP work?', scope: { collections: [], version: 'latest' } }])
+    expect(docent.callsTo('ask')).toEqual([
+      { question: 'How does Streamable HTTP work?', scope: { collections: [], version: 'latest' } },
+    ])
 
     const ev = (event: unknown) => act(() => docent.emit('ask.event', { requestId: 'req-1', event }))
     ev({ type: 'stage', stage: 'search', message: 'Searching the 2025-03-26 docs' })
@@ -96,7 +117,9 @@ describe('chat', () => {
     const marked = Array.from(doc.querySelectorAll('mark.passage-mark'))
       .map((m) => m.textContent)
       .join('')
-    expect(marked.replace(/\s+/g, ' ')).toContain('the server operates as an independent process. It can handle multiple client connections')
+    expect(marked.replace(/\s+/g, ' ')).toContain(
+      'the server operates as an independent process. It can handle multiple client connections',
+    )
     // Front matter is not content.
     expect(doc.textContent).not.toContain('title: Transports')
 
@@ -134,7 +157,9 @@ describe('chat', () => {
     )
     const note = await screen.findByRole('note', { name: 'No answer' })
     expect(within(note).getByText("The documents don't say")).toBeTruthy()
-    expect(within(note).getByText('Nothing in the selected documents was close enough to the question to answer from.')).toBeTruthy()
+    expect(
+      within(note).getByText('Nothing in the selected documents was close enough to the question to answer from.'),
+    ).toBeTruthy()
     expect(within(note).getByText(/The closest sections in the 2025-03-26 docs/)).toBeTruthy()
     await userEvent.click(within(note).getByRole('button', { name: /Open specification\/2025-03-26\/basic\/transports.mdx/ }))
     expect(docent.callsTo('source.open')).toEqual([{ chunkId: 'c-transports' }])
@@ -152,13 +177,23 @@ describe('chat', () => {
     expect(docent.callsTo('ask').map((a) => a.question)).toEqual(['first line\nsecond line'])
     expect(box.value).toBe('')
 
-    act(() => docent.emit('ask.event', { requestId: 'req-1', event: { type: 'stage', stage: 'search', message: 'Searching all versions' } }))
+    act(() =>
+      docent.emit('ask.event', {
+        requestId: 'req-1',
+        event: { type: 'stage', stage: 'search', message: 'Searching all versions' },
+      }),
+    )
     expect(screen.getByRole('button', { name: 'Stop answering (Escape)' })).toBeTruthy()
     await userEvent.keyboard('{Escape}')
     expect(docent.callsTo('ask.cancel')).toEqual([{ requestId: 'req-1' }])
     expect(await screen.findByText('Stopped. Nothing was checked, so no answer is shown.')).toBeTruthy()
     // Events after the stop are ignored.
-    act(() => docent.emit('ask.event', { requestId: 'req-1', event: { type: 'final', result: askResult({ answer: 'late [1]', citations }) } }))
+    act(() =>
+      docent.emit('ask.event', {
+        requestId: 'req-1',
+        event: { type: 'final', result: askResult({ answer: 'late [1]', citations }) },
+      }),
+    )
     expect(screen.queryByLabelText('Answer')).toBeNull()
   })
 
@@ -173,7 +208,12 @@ describe('chat', () => {
       },
     })
     await ask('Quick question')
-    act(() => docent.emit('ask.event', { requestId: 'req-early', event: { type: 'final', result: askResult({ answer: 'Early answer [1].', citations }) } }))
+    act(() =>
+      docent.emit('ask.event', {
+        requestId: 'req-early',
+        event: { type: 'final', result: askResult({ answer: 'Early answer [1].', citations }) },
+      }),
+    )
     await act(async () => release())
     expect(await screen.findByLabelText('Answer')).toBeTruthy()
   })
@@ -182,10 +222,18 @@ describe('chat', () => {
     const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
     await ask('transports')
     act(() =>
-      docent.emit('ask.event', { requestId: 'req-1', event: { type: 'final', result: askResult({ mode: 'search-only', citations, passages: ['c-transports', 'c-lifecycle'] }) } }),
+      docent.emit('ask.event', {
+        requestId: 'req-1',
+        event: {
+          type: 'final',
+          result: askResult({ mode: 'search-only', citations, passages: ['c-transports', 'c-lifecycle'] }),
+        },
+      }),
     )
     expect(await screen.findByText('Matching passages')).toBeTruthy()
-    expect(screen.getByRole('button', { name: /Open specification\/2025-03-26\/basic\/lifecycle.mdx, Lifecycle > Initialization/ })).toBeTruthy()
+    expect(
+      screen.getByRole('button', { name: /Open specification\/2025-03-26\/basic\/lifecycle.mdx, Lifecycle > Initialization/ }),
+    ).toBeTruthy()
   })
 
   it('shows a failed answer (ask.done with an error) with a retry', async () => {

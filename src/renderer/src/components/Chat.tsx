@@ -6,7 +6,19 @@ import { useLibrary } from '../stores/library'
 import { statusFor, useModels } from '../stores/models'
 import { useNav } from '../stores/nav'
 import { useViewer } from '../stores/viewer'
-import { AlertIcon, CheckIcon, CopyIcon, DocIcon, InfoIcon, RetryIcon, SearchIcon, SendIcon, Spinner, StopIcon, TraceIcon } from './Icons'
+import {
+  AlertIcon,
+  CheckIcon,
+  CopyIcon,
+  DocIcon,
+  InfoIcon,
+  RetryIcon,
+  SearchIcon,
+  SendIcon,
+  Spinner,
+  StopIcon,
+  TraceIcon,
+} from './Icons'
 import { Onboarding } from './Onboarding'
 import { RichContent } from './RichContent'
 import { ScopePicker } from './ScopePicker'
@@ -50,7 +62,14 @@ export function ChatPane() {
         </h1>
         <ScopePicker />
       </header>
-      <div className="transcript" ref={logRef} role="log" aria-label="Conversation" aria-live="polite" aria-busy={!!activeTurn(turns)}>
+      <div
+        className="transcript"
+        ref={logRef}
+        role="log"
+        aria-label="Conversation"
+        aria-live="polite"
+        aria-busy={!!activeTurn(turns)}
+      >
         {loadingThread ? (
           <div className="center-note">
             <Spinner label="Loading conversation" />
@@ -135,7 +154,10 @@ export function Composer() {
       </form>
       <div id="composer-hint" className="composer-hint">
         {searchOnly ? (
-          <span className="pill" title={searchOnlySetting ? 'Search-only mode is on in Models & Settings' : 'The chat model is not installed'}>
+          <span
+            className="pill"
+            title={searchOnlySetting ? 'Search-only mode is on in Models & Settings' : 'The chat model is not installed'}
+          >
             <SearchIcon size={12} /> Search only: you'll get matching passages, not written answers
           </span>
         ) : (
@@ -237,7 +259,11 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
       {(result.degraded || notes.length > 0) && (
         <div className="notice notice-warn" role="note">
           <AlertIcon size={15} />
-          <div>{notes.length ? notes.map((w) => <div key={w}>{w}</div>) : 'Some search stages were unavailable, so results may be weaker.'}</div>
+          <div>
+            {notes.length
+              ? notes.map((w) => <div key={w}>{w}</div>)
+              : 'Some search stages were unavailable, so results may be weaker.'}
+          </div>
         </div>
       )}
       {result.rewritten_question && result.rewritten_question !== turn.question && (
@@ -253,7 +279,10 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
           <div className="result-heading">
             <SearchIcon size={15} /> Matching passages
           </div>
-          <p className="muted small">Search only: these passages matched {result.scope_label ? `in ${result.scope_label}` : 'your question'}. No answer was written.</p>
+          <p className="muted small">
+            Search only: these passages matched {result.scope_label ? `in ${result.scope_label}` : 'your question'}. No answer was
+            written.
+          </p>
           <HitList hits={searchOnlyHits(result)} onOpen={(h, i) => void openSource(h.chunk_id, `Passage ${i + 1}`)} />
         </div>
       ) : (
@@ -273,7 +302,9 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
             </div>
           )}
           <SourcesList citations={result.citations} onOpen={openCitation} />
-          {result.cached && <div className="muted small">Answered earlier from the same documents; nothing has changed since.</div>}
+          {result.cached && (
+            <div className="muted small">Answered earlier from the same documents; nothing has changed since.</div>
+          )}
         </>
       )}
 
@@ -287,7 +318,11 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
           <RetryIcon size={13} /> Retry
         </button>
         {result.trace_id && (
-          <button type="button" className="btn btn-small btn-quiet" onClick={() => void openTrace(result.trace_id!, turn.question)}>
+          <button
+            type="button"
+            className="btn btn-small btn-quiet"
+            onClick={() => void openTrace(result.trace_id!, turn.question)}
+          >
             <TraceIcon size={13} /> {result.mode === 'answer' && !result.abstained ? 'Why this answer?' : 'How was this found?'}
           </button>
         )}
@@ -313,7 +348,12 @@ export function SourcesList({ citations, onOpen }: { citations: Citation[]; onOp
       <ol className="source-list">
         {citations.map((c) => (
           <li key={c.n}>
-            <button type="button" className="source-item" onClick={() => onOpen(c.n)} aria-label={`Open source ${c.n}: ${c.path}`}>
+            <button
+              type="button"
+              className="source-item"
+              onClick={() => onOpen(c.n)}
+              aria-label={`Open source ${c.n}: ${c.path}`}
+            >
               <span className="source-n">{c.n}</span>
               <span className="source-main">
                 <span className="source-path">{c.path}</span>
@@ -358,11 +398,15 @@ function Abstention({ result, onOpen }: { result: AskResult; onOpen: (h: Section
       )}
       {result.closest.length > 0 ? (
         <>
-          <div className="abstention-sub">The closest sections{result.scope_label ? ` in ${result.scope_label}` : ''}, in case they help:</div>
+          <div className="abstention-sub">
+            The closest sections{result.scope_label ? ` in ${result.scope_label}` : ''}, in case they help:
+          </div>
           <HitList hits={result.closest} onOpen={onOpen} />
         </>
       ) : (
-        <div className="abstention-sub muted">Nothing in {result.scope_label || 'the selected scope'} came close. Try another version or collection.</div>
+        <div className="abstention-sub muted">
+          Nothing in {result.scope_label || 'the selected scope'} came close. Try another version or collection.
+        </div>
       )}
     </div>
   )
@@ -373,12 +417,24 @@ export function HitList({ hits, onOpen }: { hits: SectionRef[]; onOpen: (h: Sect
     <ol className="hit-list">
       {hits.map((h, i) => (
         <li key={h.chunk_id}>
-          <button type="button" className="hit-item" onClick={() => onOpen(h, i)} aria-label={`Open ${h.path}${h.heading ? `, ${h.heading}` : ''}`}>
+          <button
+            type="button"
+            className="hit-item"
+            onClick={() => onOpen(h, i)}
+            aria-label={`Open ${h.path}${h.heading ? `, ${h.heading}` : ''}`}
+          >
             <DocIcon size={15} />
             <span className="hit-main">
               <span className="hit-path">{h.path}</span>
               {h.heading && <span className="source-crumb">{breadcrumb(h.heading)}</span>}
-              {h.snippet && <span className="hit-text">{h.snippet.replace(/```\w*/g, ' ').replace(/\s+/g, ' ').trim()}</span>}
+              {h.snippet && (
+                <span className="hit-text">
+                  {h.snippet
+                    .replace(/```\w*/g, ' ')
+                    .replace(/\s+/g, ' ')
+                    .trim()}
+                </span>
+              )}
             </span>
             <span className="source-tags">
               {h.kind && <span className="chip chip-muted">{h.kind}</span>}
@@ -404,7 +460,9 @@ function answerAsText(result: AskResult): string {
   if (result.citations.length) {
     lines.push('', 'Sources:')
     for (const c of result.citations) {
-      lines.push(`[${c.n}] ${c.path}${c.heading ? ` — ${c.heading}` : ''}${c.version ? ` (${c.version})` : ''}${c.page != null ? `, p. ${c.page}` : ''}`)
+      lines.push(
+        `[${c.n}] ${c.path}${c.heading ? ` — ${c.heading}` : ''}${c.version ? ` (${c.version})` : ''}${c.page != null ? `, p. ${c.page}` : ''}`,
+      )
     }
   }
   return lines.join('\n')

@@ -2,7 +2,17 @@ import { useEffect, useRef } from 'react'
 import { useNav } from '../stores/nav'
 import { CloseIcon } from './Icons'
 
-export function ProgressBar({ value, max, label, indeterminate }: { value: number; max: number; label: string; indeterminate?: boolean }) {
+export function ProgressBar({
+  value,
+  max,
+  label,
+  indeterminate,
+}: {
+  value: number
+  max: number
+  label: string
+  indeterminate?: boolean
+}) {
   const pct = max > 0 ? Math.max(0, Math.min(100, (value / max) * 100)) : 0
   return (
     <div

@@ -42,7 +42,14 @@ describe('drag and drop', () => {
       fireEvent.drop(window, { dataTransfer: dataTransfer([new File([], 'a'), new File([], 'b')]) })
     })
     // ESM namespaces cannot always be spied on; the engine calls prove the same thing either way.
-    await vi.waitFor(() => expect(docent.callsTo('collections.import').map((c) => c.folder).sort()).toEqual(['/docs/a', '/docs/b']))
+    await vi.waitFor(() =>
+      expect(
+        docent
+          .callsTo('collections.import')
+          .map((c) => c.folder)
+          .sort(),
+      ).toEqual(['/docs/a', '/docs/b']),
+    )
     if (spy.mock.calls.length) expect(spy).toHaveBeenCalledWith(['/docs/a', '/docs/b'])
   })
 
@@ -61,7 +68,16 @@ describe('scope picker', () => {
     const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
     const version = screen.getByRole('combobox', { name: 'Version' }) as HTMLSelectElement
     const options = () => Array.from(version.options).map((o) => o.textContent)
-    expect(options()).toEqual(['Latest of each collection', 'All versions', '2025-06-18', '2025-03-26', '2024-11-05', 'v2.0', 'v1.2', 'draft'])
+    expect(options()).toEqual([
+      'Latest of each collection',
+      'All versions',
+      '2025-06-18',
+      '2025-03-26',
+      '2024-11-05',
+      'v2.0',
+      'v1.2',
+      'draft',
+    ])
 
     await userEvent.click(screen.getByRole('button', { name: 'Collections: All collections' }))
     const pop = screen.getByRole('group', { name: 'Collections to search' })

@@ -28,7 +28,10 @@ export const FolderIcon = ({ size, ...p }: IconProps) =>
   base(size, p, <path d="M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z" />)
 export const PlusIcon = ({ size, ...p }: IconProps) => base(size, p, <path d="M12 5v14M5 12h14" />)
 export const RefreshIcon = ({ size, ...p }: IconProps) =>
-  base(size, p, [<path key="a" d="M20 11a8 8 0 0 0-14.9-3.9L4 8" />, <path key="b" d="M4 4v4h4M4 13a8 8 0 0 0 14.9 3.9L20 16M20 20v-4h-4" />])
+  base(size, p, [
+    <path key="a" d="M20 11a8 8 0 0 0-14.9-3.9L4 8" />,
+    <path key="b" d="M4 4v4h4M4 13a8 8 0 0 0 14.9 3.9L20 16M20 20v-4h-4" />,
+  ])
 export const TrashIcon = ({ size, ...p }: IconProps) =>
   base(size, p, <path d="M4 7h16M10 11v6M14 11v6M6 7l1 12a2 2 0 0 0 2 2h6a2 2 0 0 0 2-2l1-12M9 7V4h6v3" />)
 export const CloseIcon = ({ size, ...p }: IconProps) => base(size, p, <path d="M6 6l12 12M18 6L6 18" />)
@@ -47,7 +50,8 @@ export const GearIcon = ({ size, ...p }: IconProps) =>
       d="M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1z"
     />,
   ])
-export const ExternalIcon = ({ size, ...p }: IconProps) => base(size, p, <path d="M14 4h6v6M20 4l-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5" />)
+export const ExternalIcon = ({ size, ...p }: IconProps) =>
+  base(size, p, <path d="M14 4h6v6M20 4l-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5" />)
 export const DocIcon = ({ size, ...p }: IconProps) =>
   base(size, p, [<path key="a" d="M6 3h8l4 4v14H6z" />, <path key="b" d="M14 3v4h4M9 12h6M9 16h6" />])
 export const CheckIcon = ({ size, ...p }: IconProps) => base(size, p, <path d="M5 12l5 5 9-10" />)
@@ -65,5 +69,7 @@ export const SparkIcon = ({ size, ...p }: IconProps) =>
   base(size, p, <path d="M12 3l1.8 5.2L19 10l-5.2 1.8L12 17l-1.8-5.2L5 10l5.2-1.8z" />)
 
 export function Spinner({ label }: { label?: string }) {
-  return <span className="spinner" role={label ? 'status' : undefined} aria-label={label} aria-hidden={label ? undefined : true} />
+  return (
+    <span className="spinner" role={label ? 'status' : undefined} aria-label={label} aria-hidden={label ? undefined : true} />
+  )
 }

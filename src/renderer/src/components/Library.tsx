@@ -117,7 +117,14 @@ function CollectionCard({ collection: c, id }: { collection: CollectionInfo | nu
             >
               <RefreshIcon size={15} />
             </button>
-            <button type="button" className="icon-btn" aria-label={`Remove ${id}`} title="Remove from library" disabled={!!running} onClick={() => void onRemove()}>
+            <button
+              type="button"
+              className="icon-btn"
+              aria-label={`Remove ${id}`}
+              title="Remove from library"
+              disabled={!!running}
+              onClick={() => void onRemove()}
+            >
               <TrashIcon size={15} />
             </button>
           </span>

@@ -25,8 +25,8 @@ export function ModelsSettings() {
           <section className="settings-group" aria-labelledby="models-title">
             <h2 id="models-title">Models</h2>
             <p className="muted">
-              Everything runs on this computer. Search works without any model; the embedding model adds search by meaning, the reranker sharpens
-              relevance, and the chat model writes answers.
+              Everything runs on this computer. Search works without any model; the embedding model adds search by meaning, the
+              reranker sharpens relevance, and the chat model writes answers.
             </p>
             <div className="model-cards">
               {ROLES.map((r) => (
@@ -44,7 +44,9 @@ export function ModelsSettings() {
                 <label htmlFor={toggleId} className="toggle-label">
                   Search only
                 </label>
-                <p className="muted small">Show the passages that match instead of writing an answer. Faster, and needs no chat model.</p>
+                <p className="muted small">
+                  Show the passages that match instead of writing an answer. Faster, and needs no chat model.
+                </p>
               </div>
               <input
                 id={toggleId}
@@ -123,7 +125,9 @@ function ModelCard({ role }: { role: ModelRole }) {
           {status.source && (
             <div className="kv-row">
               <dt>From</dt>
-              <dd>{status.source === 'fixture' ? 'test fixture' : status.source === 'import' ? 'imported from disk' : 'downloaded'}</dd>
+              <dd>
+                {status.source === 'fixture' ? 'test fixture' : status.source === 'import' ? 'imported from disk' : 'downloaded'}
+              </dd>
             </div>
           )}
         </dl>
@@ -138,7 +142,12 @@ function ModelCard({ role }: { role: ModelRole }) {
           <label htmlFor={selectId} className="small">
             {role === 'llm' ? 'Chat model to use' : 'Model to use'}
           </label>
-          <select id={selectId} className="select" value={choice ?? status?.active ?? installedNames[0]} onChange={(e) => setChoice(e.target.value)}>
+          <select
+            id={selectId}
+            className="select"
+            value={choice ?? status?.active ?? installedNames[0]}
+            onChange={(e) => setChoice(e.target.value)}
+          >
             {installedNames.map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -161,7 +170,12 @@ function ModelCard({ role }: { role: ModelRole }) {
             <span>Downloading {p?.file ?? '…'}</span>
             <span>{p ? `${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}` : ''}</span>
           </div>
-          <ProgressBar value={p?.bytesDone ?? 0} max={p?.bytesTotal ?? 0} label={`Downloading the ${roleLabel(role).toLowerCase()}`} indeterminate={!p || !p.bytesTotal} />
+          <ProgressBar
+            value={p?.bytesDone ?? 0}
+            max={p?.bytesTotal ?? 0}
+            label={`Downloading the ${roleLabel(role).toLowerCase()}`}
+            indeterminate={!p || !p.bytesTotal}
+          />
           {p && (
             <div className="import-row small muted">
               <span>{formatRate(p.bytesPerSecond / (1024 * 1024), 'MB')}</span>
@@ -203,7 +217,9 @@ function ImportModel() {
   return (
     <section className="settings-group" aria-labelledby="import-model-title">
       <h2 id="import-model-title">Import a model from disk</h2>
-      <p className="muted">For computers without internet: point Docent at a model folder (ONNX) or a GGUF file you copied over.</p>
+      <p className="muted">
+        For computers without internet: point Docent at a model folder (ONNX) or a GGUF file you copied over.
+      </p>
       <form
         className="import-model"
         onSubmit={(e) => {
@@ -216,7 +232,14 @@ function ImportModel() {
             Path
           </label>
           <div className="input-row">
-            <input id={pathId} className="input mono" value={path} onChange={(e) => setPath(e.target.value)} placeholder="/path/to/model" spellCheck={false} />
+            <input
+              id={pathId}
+              className="input mono"
+              value={path}
+              onChange={(e) => setPath(e.target.value)}
+              placeholder="/path/to/model"
+              spellCheck={false}
+            />
             <button type="button" className="btn" onClick={() => void choose()}>
               <FolderIcon size={14} /> Choose…
             </button>

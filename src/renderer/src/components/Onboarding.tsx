@@ -60,7 +60,10 @@ export function Onboarding() {
   return (
     <div className="onboarding" aria-labelledby="welcome-title">
       <h2 id="welcome-title">Welcome to Docent</h2>
-      <p className="muted lead">Ask questions about your own document folders. Everything stays on this computer, and every answer cites the passages it came from.</p>
+      <p className="muted lead">
+        Ask questions about your own document folders. Everything stays on this computer, and every answer cites the passages it
+        came from.
+      </p>
 
       <ol className="steps">
         <li className={`step${hasCollections ? ' done' : ' current'}`}>
@@ -69,8 +72,10 @@ export function Onboarding() {
             <h3>Add a folder of documents</h3>
             {hasCollections ? (
               <p className="muted">
-                {collections.length === 1 ? `“${collections[0]!.id}” is in your library.` : `${collections.length} folders are in your library.`} Add more
-                any time by dropping them on the window.
+                {collections.length === 1
+                  ? `“${collections[0]!.id}” is in your library.`
+                  : `${collections.length} folders are in your library.`}{' '}
+                Add more any time by dropping them on the window.
               </p>
             ) : running.length > 0 ? (
               running.map((j) => <ImportProgressView key={j.jobId} job={j} />)
@@ -88,7 +93,10 @@ export function Onboarding() {
           <StepMarker n={2} done={!!llm?.installed} />
           <div className="step-body">
             <h3>Check the models</h3>
-            <p className="muted">Search works without any models. Written answers need the chat model; without it Docent shows the passages that match.</p>
+            <p className="muted">
+              Search works without any models. Written answers need the chat model; without it Docent shows the passages that
+              match.
+            </p>
             {modelsLoaded && (
               <ul className="model-checklist">
                 {ROLES.map((r) => {
@@ -113,10 +121,18 @@ export function Onboarding() {
           <StepMarker n={3} done={false} />
           <div className="step-body">
             <h3>Ask a question</h3>
-            <p className="muted">{hasCollections ? 'Try one of these, or type your own below.' : 'Suggestions appear once a folder is imported.'}</p>
+            <p className="muted">
+              {hasCollections ? 'Try one of these, or type your own below.' : 'Suggestions appear once a folder is imported.'}
+            </p>
             <div className="suggestions" role="group" aria-label="Suggested questions">
               {suggestions.map((q) => (
-                <button key={q} type="button" className="suggestion" disabled={!hasCollections} onClick={() => void ask(q, { searchOnly })}>
+                <button
+                  key={q}
+                  type="button"
+                  className="suggestion"
+                  disabled={!hasCollections}
+                  onClick={() => void ask(q, { searchOnly })}
+                >
                   {q}
                 </button>
               ))}

@@ -14,10 +14,24 @@ export function RightPanel() {
     <aside className="side-panel" aria-label={panel === 'source' ? 'Source viewer' : 'Answer trace'}>
       <div className="panel-bar">
         <div className="tabs" role="tablist" aria-label="Panel">
-          <button type="button" role="tab" aria-selected={panel === 'source'} className="tab" disabled={!source} onClick={() => showPanel('source')}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={panel === 'source'}
+            className="tab"
+            disabled={!source}
+            onClick={() => showPanel('source')}
+          >
             Source
           </button>
-          <button type="button" role="tab" aria-selected={panel === 'trace'} className="tab" disabled={!trace} onClick={() => showPanel('trace')}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={panel === 'trace'}
+            className="tab"
+            disabled={!trace}
+            onClick={() => showPanel('trace')}
+          >
             Trace
           </button>
         </div>

@@ -14,7 +14,9 @@ export function versionsInScope(collections: { id: string; versions: string[] }[
 
 /** "Latest (2025-06-18)" when the collections in scope agree on their newest release, else per collection. */
 export function latestLabel(collections: { id: string; versions: string[] }[], chosen: string[]): string {
-  const pool = (chosen.length ? collections.filter((c) => chosen.includes(c.id)) : collections).filter((c) => c.versions.some((v) => !isPrerelease(v)))
+  const pool = (chosen.length ? collections.filter((c) => chosen.includes(c.id)) : collections).filter((c) =>
+    c.versions.some((v) => !isPrerelease(v)),
+  )
   const newest = new Set(pool.map((c) => c.versions.filter((v) => !isPrerelease(v)).sort(compareVersionsDesc)[0]!))
   if (newest.size === 0) return 'Latest'
   if (newest.size === 1) return `Latest (${[...newest][0]})`
@@ -96,7 +98,12 @@ export function ScopePicker() {
             }}
           >
             <label className="popover-item">
-              <input type="checkbox" checked={chosen.length === 0} onChange={() => setScope({ ...scope, collections: [] })} autoFocus />
+              <input
+                type="checkbox"
+                checked={chosen.length === 0}
+                onChange={() => setScope({ ...scope, collections: [] })}
+                autoFocus
+              />
               <span>All collections</span>
             </label>
             <div className="popover-sep" />

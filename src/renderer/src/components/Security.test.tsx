@@ -59,7 +59,9 @@ describe('untrusted HTML', () => {
           type: 'final',
           result: askResult({
             answer: `Here you go [1].\n\n${HOSTILE}`,
-            citations: [{ n: 1, chunk_id: 'c1', path: 'a.md', heading: '', version: null, page: null, kind: null, collection: 'mcp-docs' }],
+            citations: [
+              { n: 1, chunk_id: 'c1', path: 'a.md', heading: '', version: null, page: null, kind: null, collection: 'mcp-docs' },
+            ],
           }),
         },
       }),
@@ -101,7 +103,21 @@ describe('untrusted HTML', () => {
           requestId: 'req-1',
           event: {
             type: 'final',
-            result: askResult({ answer: 'See [1].', citations: [{ n: 1, chunk_id: 'c1', path: view.path, heading: '', version: null, page: null, kind: null, collection: 'mcp-docs' }] }),
+            result: askResult({
+              answer: 'See [1].',
+              citations: [
+                {
+                  n: 1,
+                  chunk_id: 'c1',
+                  path: view.path,
+                  heading: '',
+                  version: null,
+                  page: null,
+                  kind: null,
+                  collection: 'mcp-docs',
+                },
+              ],
+            }),
           },
         }),
       )
@@ -135,7 +151,24 @@ describe('untrusted HTML', () => {
     act(() =>
       docent.emit('ask.event', {
         requestId: 'req-1',
-        event: { type: 'final', result: askResult({ answer: 'See [1].', citations: [{ n: 1, chunk_id: 'c1', path: 'notes.txt', heading: '', version: null, page: null, kind: null, collection: 'notes' }] }) },
+        event: {
+          type: 'final',
+          result: askResult({
+            answer: 'See [1].',
+            citations: [
+              {
+                n: 1,
+                chunk_id: 'c1',
+                path: 'notes.txt',
+                heading: '',
+                version: null,
+                page: null,
+                kind: null,
+                collection: 'notes',
+              },
+            ],
+          }),
+        },
       }),
     )
     await userEvent.click(await screen.findByRole('button', { name: /Source 1:/ }))

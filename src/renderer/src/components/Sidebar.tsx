@@ -46,7 +46,11 @@ export function Sidebar() {
           <GearIcon size={16} />
           <span>Models &amp; Settings</span>
           {modelsLoaded && !llm?.installed && (
-            <span className="status-dot warn" title="The chat model is not installed: Docent shows passages instead of answers" aria-label="Chat model not installed" />
+            <span
+              className="status-dot warn"
+              title="The chat model is not installed: Docent shows passages instead of answers"
+              aria-label="Chat model not installed"
+            />
           )}
         </button>
       </div>
@@ -98,7 +102,12 @@ function ThreadsSection() {
                   <span className="thread-title">{t.title || 'Untitled conversation'}</span>
                   <span className="thread-time">{formatRelativeTime(t.updated_at)}</span>
                 </button>
-                <button type="button" className="icon-btn thread-delete" aria-label={`Delete conversation ${t.title}`} onClick={() => void onDelete(t.id, t.title)}>
+                <button
+                  type="button"
+                  className="icon-btn thread-delete"
+                  aria-label={`Delete conversation ${t.title}`}
+                  onClick={() => void onDelete(t.id, t.title)}
+                >
                   <TrashIcon size={13} />
                 </button>
               </li>

@@ -14,7 +14,8 @@ export function SourceViewer() {
   if (source.status === 'loading')
     return (
       <div className="panel-empty">
-        <Spinner label={`Opening ${source.label ?? 'source'}`} /> <span className="muted">Opening {source.label ?? 'the source'}…</span>
+        <Spinner label={`Opening ${source.label ?? 'source'}`} />{' '}
+        <span className="muted">Opening {source.label ?? 'the source'}…</span>
       </div>
     )
   if (source.status === 'error' || !source.view)
@@ -30,7 +31,12 @@ function SourceDocument({ view, label }: { view: SourceView; label: string | nul
   const [found, setFound] = useState<HTMLElement | null | undefined>(undefined)
   const notify = useNav((s) => s.notify)
   const crumbs = view.heading.split(' > ').filter(Boolean)
-  const pages = view.page != null ? (view.page_end != null && view.page_end !== view.page ? `pages ${view.page}–${view.page_end}` : `page ${view.page}`) : null
+  const pages =
+    view.page != null
+      ? view.page_end != null && view.page_end !== view.page
+        ? `pages ${view.page}–${view.page_end}`
+        : `page ${view.page}`
+      : null
 
   const openExternally = async () => {
     try {
@@ -60,7 +66,11 @@ function SourceDocument({ view, label }: { view: SourceView; label: string | nul
             <ExternalIcon size={13} /> Open in system app
           </button>
           {found && (
-            <button type="button" className="btn btn-small btn-quiet" onClick={() => found.scrollIntoView({ block: 'center', behavior: 'smooth' })}>
+            <button
+              type="button"
+              className="btn btn-small btn-quiet"
+              onClick={() => found.scrollIntoView({ block: 'center', behavior: 'smooth' })}
+            >
               Jump to passage
             </button>
           )}
@@ -72,7 +82,11 @@ function SourceDocument({ view, label }: { view: SourceView; label: string | nul
           <blockquote className="passage-quote">{view.passage}</blockquote>
         </div>
       )}
-      {view.format === 'pdf' ? <PdfDocument view={view} onHighlight={setFound} /> : <TextDocument view={view} onHighlight={setFound} />}
+      {view.format === 'pdf' ? (
+        <PdfDocument view={view} onHighlight={setFound} />
+      ) : (
+        <TextDocument view={view} onHighlight={setFound} />
+      )}
     </div>
   )
 }
@@ -188,7 +202,8 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
       }
     })()
       .catch((err: unknown) => {
-        if (!cancelled && !(err instanceof Error && err.name === 'RenderingCancelledException')) setError(err instanceof Error ? err.message : String(err))
+        if (!cancelled && !(err instanceof Error && err.name === 'RenderingCancelledException'))
+          setError(err instanceof Error ? err.message : String(err))
       })
       .finally(() => {
         if (!cancelled) setRendering(false)
@@ -202,7 +217,13 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
   return (
     <div className="pdf-view" ref={wrapRef}>
       <div className="pdf-toolbar" role="toolbar" aria-label="PDF pages">
-        <button type="button" className="btn btn-small" disabled={pageNum <= 1} onClick={() => setPageNum((p) => p - 1)} aria-label="Previous page">
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={pageNum <= 1}
+          onClick={() => setPageNum((p) => p - 1)}
+          aria-label="Previous page"
+        >
           ‹
         </button>
         <span className="small">
@@ -214,7 +235,13 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
             </button>
           )}
         </span>
-        <button type="button" className="btn btn-small" disabled={total != null && pageNum >= total} onClick={() => setPageNum((p) => p + 1)} aria-label="Next page">
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={total != null && pageNum >= total}
+          onClick={() => setPageNum((p) => p + 1)}
+          aria-label="Next page"
+        >
           ›
         </button>
         {rendering && <Spinner label="Rendering page" />}

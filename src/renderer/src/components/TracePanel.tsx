@@ -47,7 +47,19 @@ export function traceRows(trace: unknown): TraceRow[] {
   const row = (id: string): TraceRow => {
     let r = rows.get(id)
     if (!r) {
-      r = { chunk_id: id, path: null, heading: null, version: null, keyword_rank: null, bm25: null, vector_rank: null, cosine: null, rrf: null, reranker: null, given: false }
+      r = {
+        chunk_id: id,
+        path: null,
+        heading: null,
+        version: null,
+        keyword_rank: null,
+        bm25: null,
+        vector_rank: null,
+        cosine: null,
+        rrf: null,
+        reranker: null,
+        given: false,
+      }
       rows.set(id, r)
     }
     return r
@@ -109,7 +121,9 @@ export function traceRows(trace: unknown): TraceRow[] {
   const all = [...rows.values()]
   const anyRerank = all.some((r) => r.reranker != null)
   return all.sort((a, b) =>
-    anyRerank ? (b.reranker ?? -Infinity) - (a.reranker ?? -Infinity) || (b.rrf ?? 0) - (a.rrf ?? 0) : (b.rrf ?? 0) - (a.rrf ?? 0),
+    anyRerank
+      ? (b.reranker ?? -Infinity) - (a.reranker ?? -Infinity) || (b.rrf ?? 0) - (a.rrf ?? 0)
+      : (b.rrf ?? 0) - (a.rrf ?? 0),
   )
 }
 
@@ -157,9 +171,7 @@ function ScopeText({ scope }: { scope: Obj }) {
     <>
       {label ?? text(scope.collections)}
       {versions.length > 0 && (
-        <div className="muted small">
-          {versions.map(([c, v]) => `${c}: ${v == null ? 'all versions' : text(v)}`).join(' · ')}
-        </div>
+        <div className="muted small">{versions.map(([c, v]) => `${c}: ${v == null ? 'all versions' : text(v)}`).join(' · ')}</div>
       )}
     </>
   )
@@ -267,10 +279,17 @@ export function TracePanel() {
                 {shown.map((r) => (
                   <tr key={r.chunk_id} className={r.given ? 'given' : undefined}>
                     <td>
-                      <button type="button" className="link-btn trace-passage" onClick={() => void openSource(r.chunk_id, 'Passage from the trace')} title={`${r.path ?? ''}\n${r.chunk_id}`}>
+                      <button
+                        type="button"
+                        className="link-btn trace-passage"
+                        onClick={() => void openSource(r.chunk_id, 'Passage from the trace')}
+                        title={`${r.path ?? ''}\n${r.chunk_id}`}
+                      >
                         {r.path ? (r.path.split('/').at(-1) ?? r.path) : `passage ${r.chunk_id.slice(0, 10)}…`}
                       </button>
-                      {r.heading && <div className="source-crumb">{r.heading.split(' > ').slice(1).join(' › ') || r.heading}</div>}
+                      {r.heading && (
+                        <div className="source-crumb">{r.heading.split(' > ').slice(1).join(' › ') || r.heading}</div>
+                      )}
                     </td>
                     <td className="num">{r.keyword_rank ?? '—'}</td>
                     <td className="num">{formatScore(r.bm25, 2)}</td>
@@ -283,10 +302,13 @@ export function TracePanel() {
                 ))}
               </tbody>
             </table>
-            {rows.length > shown.length && <p className="muted small">{rows.length - shown.length} more candidates not shown (see the raw trace).</p>}
+            {rows.length > shown.length && (
+              <p className="muted small">{rows.length - shown.length} more candidates not shown (see the raw trace).</p>
+            )}
             <p className="trace-legend">
-              <b>KW #</b> and <b>Vec #</b>: rank in keyword and vector search. <b>BM25</b>: keyword score. <b>Cos</b>: cosine similarity. <b>RRF</b>: the
-              fused score that orders candidates. <b>Rerank</b>: cross-encoder score used by the relevance gate. <b>Used</b>: given to the answering model.
+              <b>KW #</b> and <b>Vec #</b>: rank in keyword and vector search. <b>BM25</b>: keyword score. <b>Cos</b>: cosine
+              similarity. <b>RRF</b>: the fused score that orders candidates. <b>Rerank</b>: cross-encoder score used by the
+              relevance gate. <b>Used</b>: given to the answering model.
             </p>
           </div>
         )}

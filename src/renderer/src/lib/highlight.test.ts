@@ -20,10 +20,15 @@ describe('highlightPassage', () => {
     const root = rendered(
       '# Tools\n\nIntro text.\n\n## Calling\n\nTo invoke a tool, clients send a `tools/call` request.\nThe **server** answers with [the result](https://example.com).\n\n## Errors\n\nUse -32602 for bad params.',
     )
-    const first = highlightPassage(root, 'To invoke a tool, clients send a tools/call request. The server answers with the result.')
+    const first = highlightPassage(
+      root,
+      'To invoke a tool, clients send a tools/call request. The server answers with the result.',
+    )
     expect(first?.tagName).toBe('MARK')
     // The final period sits outside the link's text node; the words are what must be marked.
-    expect(marked(root).replace(/\s+/g, ' ')).toBe('To invoke a tool, clients send a tools/call request. The server answers with the result')
+    expect(marked(root).replace(/\s+/g, ' ')).toBe(
+      'To invoke a tool, clients send a tools/call request. The server answers with the result',
+    )
   })
 
   it('falls back to the longest run of first sentences when the tail does not match', () => {
@@ -33,8 +38,13 @@ describe('highlightPassage', () => {
   })
 
   it('spans code blocks and table rows the way the chunker stores them', () => {
-    const root = rendered('Example:\n\n```json\n{"method": "tools/list"}\n```\n\n| Code | Meaning |\n| --- | --- |\n| -32602 | Invalid params |\n')
-    const found = highlightPassage(root, '```\n{"method": "tools/list"}\n```\n\n| Code | Meaning |\n| --- | --- |\n| -32602 | Invalid params |')
+    const root = rendered(
+      'Example:\n\n```json\n{"method": "tools/list"}\n```\n\n| Code | Meaning |\n| --- | --- |\n| -32602 | Invalid params |\n',
+    )
+    const found = highlightPassage(
+      root,
+      '```\n{"method": "tools/list"}\n```\n\n| Code | Meaning |\n| --- | --- |\n| -32602 | Invalid params |',
+    )
     expect(found).not.toBeNull()
     expect(marked(root)).toContain('Invalid params')
   })

@@ -2,7 +2,16 @@
 import { describe, expect, it } from 'vitest'
 import { markdownToSafeHtml, renderAnswerHtml, sanitizeHtml, stripMarkdownPreamble } from './sanitize'
 
-const cite = (n: number) => ({ n, chunk_id: `c${n}`, path: `doc${n}.md`, heading: 'H', version: null, page: null, kind: null, collection: 'x' })
+const cite = (n: number) => ({
+  n,
+  chunk_id: `c${n}`,
+  path: `doc${n}.md`,
+  heading: 'H',
+  version: null,
+  page: null,
+  kind: null,
+  collection: 'x',
+})
 
 describe('sanitize', () => {
   it('turns [n] markers of known citations into chips, leaving unknown numbers and code alone', () => {

@@ -12,11 +12,53 @@ import type { Citation } from './ask-types'
 const markdown = new Marked({ gfm: true, breaks: false, async: false })
 
 const FORBID_TAGS = [
-  'script', 'style', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'form', 'input', 'button',
-  'textarea', 'select', 'option', 'optgroup', 'fieldset', 'link', 'meta', 'base', 'video', 'audio', 'source',
-  'track', 'picture', 'canvas', 'template', 'noscript', 'dialog', 'portal', 'svg', 'math',
+  'script',
+  'style',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'form',
+  'input',
+  'button',
+  'textarea',
+  'select',
+  'option',
+  'optgroup',
+  'fieldset',
+  'link',
+  'meta',
+  'base',
+  'video',
+  'audio',
+  'source',
+  'track',
+  'picture',
+  'canvas',
+  'template',
+  'noscript',
+  'dialog',
+  'portal',
+  'svg',
+  'math',
 ]
-const FORBID_ATTR = ['style', 'srcset', 'action', 'formaction', 'background', 'poster', 'ping', 'target', 'xlink:href', 'lowsrc', 'dynsrc', 'longdesc', 'cite']
+const FORBID_ATTR = [
+  'style',
+  'srcset',
+  'action',
+  'formaction',
+  'background',
+  'poster',
+  'ping',
+  'target',
+  'xlink:href',
+  'lowsrc',
+  'dynsrc',
+  'longdesc',
+  'cite',
+]
 
 const SAFE_EXTERNAL = /^(https?:|mailto:)/i
 const SAFE_IMAGE_DATA = /^data:image\/(png|gif|jpe?g|webp|bmp);/i

@@ -284,7 +284,9 @@ async function restoreCitations(threadId: string, turns: Turn[]): Promise<void> 
       const inner = typeof data.data === 'object' && data.data !== null ? (data.data as Record<string, unknown>) : data
       const full = parseAskResult(inner.result)
       if (!full || useChat.getState().threadId !== threadId) continue
-      useChat.setState((s) => ({ turns: s.turns.map((x) => (x.id === t.id ? { ...x, result: { ...full, trace_id: r.trace_id } } : x)) }))
+      useChat.setState((s) => ({
+        turns: s.turns.map((x) => (x.id === t.id ? { ...x, result: { ...full, trace_id: r.trace_id } } : x)),
+      }))
     } catch {
       // The text is already shown; citations are a bonus when the trace is still there.
     }

@@ -73,7 +73,9 @@ export const useModels = create<ModelsState>()((set, get) => ({
       const { jobId } = await call('models.download', { role })
       set((s) => ({ downloads: { ...s.downloads, [role]: { ...s.downloads[role]!, jobId } } }))
     } catch (err) {
-      set((s) => ({ downloads: { ...s.downloads, [role]: { jobId: null, role, progress: null, error: errorMessage(err), finished: true } } }))
+      set((s) => ({
+        downloads: { ...s.downloads, [role]: { jobId: null, role, progress: null, error: errorMessage(err), finished: true } },
+      }))
     }
   },
   importFromDisk: async (path, role) => {
@@ -115,7 +117,13 @@ export const useModels = create<ModelsState>()((set, get) => ({
     set((s) => ({
       downloads: {
         ...s.downloads,
-        [d.role]: { jobId: d.jobId, role: d.role, progress: s.downloads[d.role]?.progress ?? null, error: d.error, finished: true },
+        [d.role]: {
+          jobId: d.jobId,
+          role: d.role,
+          progress: s.downloads[d.role]?.progress ?? null,
+          error: d.error,
+          finished: true,
+        },
       },
     }))
     if (!d.error) useNav.getState().notify(`The ${roleLabel(d.role).toLowerCase()} is installed.`)

@@ -42,7 +42,8 @@ export const useViewer = create<ViewerState>()((set, get) => ({
       const view = await call('source.open', { chunkId })
       if (get().source?.chunkId === chunkId) set({ source: { chunkId, label, status: 'ready', view, error: null } })
     } catch (err) {
-      if (get().source?.chunkId === chunkId) set({ source: { chunkId, label, status: 'error', view: null, error: errorMessage(err) } })
+      if (get().source?.chunkId === chunkId)
+        set({ source: { chunkId, label, status: 'error', view: null, error: errorMessage(err) } })
     }
   },
 
@@ -52,7 +53,8 @@ export const useViewer = create<ViewerState>()((set, get) => ({
       const data = await call('trace.get', { traceId })
       if (get().trace?.traceId === traceId) set({ trace: { traceId, question, status: 'ready', data, error: null } })
     } catch (err) {
-      if (get().trace?.traceId === traceId) set({ trace: { traceId, question, status: 'error', data: null, error: errorMessage(err) } })
+      if (get().trace?.traceId === traceId)
+        set({ trace: { traceId, question, status: 'error', data: null, error: errorMessage(err) } })
     }
   },
 

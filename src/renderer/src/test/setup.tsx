@@ -13,7 +13,8 @@ const stores = [useChat, useLibrary, useModels, useNav, useViewer] as const
 /** Puts every store back to its initial state and detaches the bridge, between tests. */
 export function resetApp(): void {
   stopBridge()
-  for (const s of stores) (s as { setState(v: unknown, replace: true): void; getInitialState(): unknown }).setState(s.getInitialState(), true)
+  for (const s of stores)
+    (s as { setState(v: unknown, replace: true): void; getInitialState(): unknown }).setState(s.getInitialState(), true)
 }
 
 /** Installs a fake window.docent, starts the bridge like main.tsx does, loads state and renders the app. */
