@@ -1,61 +1,10 @@
-import { spawn } from 'node:child_process'
 import { cp } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
 import { checkIndexConsistency } from '../store/consistency'
-import { mcpCorpus, repoRoot, tempDir } from '../../../test-support/paths'
-
-/**
- * Runs a real `docent ingest` in a child process and SIGKILLs it once it has written
- * `killAfterDocs` documents (read from its JSON-lines progress on stderr).
- */
-function ingestAndKill(folder: string, data: string, killAfterDocs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src/cli/main.ts'),
-        'ingest',
-        folder,
-        '--collection',
-        'mcp',
-        '--data',
-        data,
-        '--models',
-        path.join(data, 'none'),
-        '--json',
-      ],
-      {
-        cwd: repoRoot,
-        stdio: ['ignore', 'ignore', 'pipe'],
-        env: { ...process.env, DOCENT_PROGRESS: 'jsonl' },
-      },
-    )
-    let buffer = ''
-    let imported = 0
-    child.stderr.on('data', (d: Buffer) => {
-      buffer += d.toString()
-      const lines = buffer.split('\n')
-      buffer = lines.pop() ?? ''
-      for (const line of lines) {
-        try {
-          imported = Math.max(imported, (JSON.parse(line) as { imported: number }).imported)
-        } catch {
-          continue
-        }
-        if (imported >= killAfterDocs) child.kill('SIGKILL')
-      }
-    })
-    child.on('error', reject)
-    child.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL' || code === 0) resolve(imported)
-      else reject(new Error(`ingest exited with ${code}`))
-    })
-  })
-}
+import { mcpCorpus, tempDir } from '../../../test-support/paths'
+import { ingestAndKill } from '../../../test-support/ingest-child'
 
 describe('killing the process mid-import', () => {
   const cleanups: (() => Promise<void>)[] = []
@@ -73,8 +22,14 @@ describe('killing the process mid-import', () => {
     })
     await cp(path.join(mcpCorpus, 'docs/2025-06-18'), path.join(corpus.dir, 'docs/2025-06-18'), { recursive: true })
 
-    const before = await ingestAndKill(corpus.dir, data.dir, 10)
-    expect(before).toBeGreaterThanOrEqual(10)
+    const run = await ingestAndKill(corpus.dir, {
+      data: data.dir,
+      models: path.join(data.dir, 'none'),
+      collection: 'mcp',
+      killAfterDocs: 10,
+    })
+    expect(run.killed).toBe(true)
+    expect(run.last?.imported ?? 0).toBeGreaterThanOrEqual(10)
 
     const engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'none') })
     try {
