@@ -27,9 +27,9 @@ export default defineConfig({
         input: {
           index: resolve(root, 'src/main/index.ts'),
           // The engine's utility process entry: utilityProcess.fork(out/main/engine-host.js).
-          'engine-host': resolve(root, 'src/main/engine/host/utility-main.ts'),
+          'engine-host': resolve(root, 'src/apps/engine-host.ts'),
           // The embedding model's worker thread, started by models/embedder-thread.ts from beside the host bundle.
-          'embedder-thread-entry': resolve(root, 'src/main/engine/models/embedder-thread-entry.ts'),
+          'embedder-thread-entry': resolve(root, 'src/engine/models/runtime/embedder-thread-entry.ts'),
         },
         external: nativeDeps.flatMap((d) => [d, new RegExp(`^${d.replace('/', '\\/')}/`)]),
       },

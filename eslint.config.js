@@ -1,5 +1,6 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
+import docent from './tools/eslint/layers.js'
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'release/**', 'node_modules/**', 'test-fixtures/**', 'evals/reports/**', 'e2e/artifacts/**'] },
@@ -12,15 +13,20 @@ export default tseslint.config(
     },
   },
   {
-    // The renderer must not reach Node or Electron: everything goes through the preload's typed api.
-    files: ['src/renderer/**/*.{ts,tsx}'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', '**/main/**', '**/preload/**'] }],
-    },
+    // Layers (docs/architecture.md): shared imports nothing; engine imports shared; apps import
+    // engine and shared; main imports shared and the host protocol; preload and renderer import
+    // shared. No import cycles anywhere in src/.
+    files: ['src/**/*.{ts,tsx}'],
+    plugins: { docent },
+    rules: { 'docent/layers': 'error', 'docent/no-cycle': 'error' },
   },
   {
-    // The engine runs in plain Node too (CLI, MCP server, tests): no Electron imports.
-    files: ['src/main/engine/**/*.ts', 'src/cli/**/*.ts', 'src/shared/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: ['electron'] }] },
+    // The renderer must not reach Node either: everything goes through the preload's typed api.
+    files: ['src/renderer/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['node:*'] }] },
+  },
+  {
+    files: ['tools/**/*.js'],
+    languageOptions: { globals: { console: 'readonly' } },
   },
 )

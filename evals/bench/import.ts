@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { Engine } from '../../src/main/engine/engine'
+import { Engine } from '../../src/engine/engine'
 import { fixtureModels, mcpCorpus, tempDir } from '../../src/test-support/paths'
 import { dirBytes, dirSizeMb, peakMemory, printTable, r1 } from './machine'
 import { writeMarkdownCorpus } from './synthetic'

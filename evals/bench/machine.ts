@@ -2,7 +2,7 @@ import os from 'node:os'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { repoRoot } from '../../src/test-support/paths'
-import { formatTable } from '../../src/cli/table'
+import { formatTable } from '../../src/apps/cli/table'
 
 /** The machine a benchmark ran on, printed above every table and stored in every report. */
 export function machine(): Record<string, string | number> {

@@ -1,5 +1,5 @@
 import { utilityProcess } from 'electron'
-import type { EngineProcess, EngineProcessListeners, SpawnEngine } from './engine-client'
+import type { EngineProcess, EngineProcessListeners, SpawnEngine } from '../engine/host/client'
 
 /**
  * The engine process in the app: an Electron utility process (a Node environment without a window,

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { InvokeMap, isInvokeName, type Result } from '../shared/api'
-import { ErrorCode, errorResult, type InternalName } from './engine/host/protocol'
+import { ErrorCode, errorResult, type InternalName } from '../engine/host/protocol'
 
 /**
  * The IPC relay's logic, free of Electron so it can be tested: the sender check, then the

@@ -1,11 +1,11 @@
 import path from 'node:path'
 import type { EventName, EventPayload } from '../shared/api'
-import { EngineClient } from '../main/engine-client'
-import { nodeEngineSpawner } from '../main/engine-process-node'
+import { EngineClient } from '../engine/host/client'
+import { nodeEngineSpawner } from '../engine/host/node-spawner'
 import { repoRoot } from './paths'
 
 /**
- * The real engine host (src/main/engine/host/utility-main.ts) in a Node child process behind the
+ * The real engine host (src/apps/engine-host.ts) in a Node child process behind the
  * app's own EngineClient: what Electron's utilityProcess runs, minus Electron.
  */
 export type Seen = { event: EventName; payload: unknown }
@@ -39,7 +39,7 @@ export function realEngineClient(dataDir: string, modelsDir: string, opts: { wat
   const rec = eventRecorder()
   const client = new EngineClient({
     spawn: nodeEngineSpawner(
-      path.join(repoRoot, 'src/main/engine/host/utility-main.ts'),
+      path.join(repoRoot, 'src/apps/engine-host.ts'),
       ['--data', dataDir, '--models', modelsDir, '--app-version', 'test', ...(opts.watch ? [] : ['--no-watch'])],
       { execArgv: ['--import', 'tsx'] },
     ),

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import path from 'node:path'
-import type { ImportProgress } from '../main/engine/ingest/importer'
+import type { ImportProgress } from '../engine/ingest/importer'
 import { repoRoot } from './paths'
 
 /**
@@ -19,7 +19,7 @@ export function ingestAndKill(
       [
         '--import',
         'tsx',
-        path.join(repoRoot, 'src/cli/main.ts'),
+        path.join(repoRoot, 'src/apps/cli/main.ts'),
         'ingest',
         folder,
         '--collection',

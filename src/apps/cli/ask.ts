@@ -1,0 +1,116 @@
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { Engine } from '../../engine/engine'
+import type { AskEvent, AskResult } from '../../shared/answer'
+
+/**
+ * `docent ask "<question>"`. With --json, stdout is exactly one JSON document (the AskResult:
+ * answer, abstained, reason, citations, passages, trace_id, ...). Without it, stages go to stderr
+ * and, on a terminal, the draft answer streams to stdout as the model writes it; the verified
+ * result follows (a draft that fails verification is withdrawn, never left standing).
+ */
+
+export async function cmdAsk(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      collection: { type: 'string', multiple: true },
+      version: { type: 'string' },
+      data: { type: 'string' },
+      models: { type: 'string' },
+      json: { type: 'boolean' },
+      'search-only': { type: 'boolean' },
+      thread: { type: 'string' },
+    },
+  })
+  const question = positionals.join(' ').trim()
+  if (!question) throw new Error('ask needs a question: docent ask "how do I ..."')
+  const json = !!values.json
+  const live = !json && !!process.stdout.isTTY
+  const showStages = !json && !!process.stderr.isTTY
+  const controller = new AbortController()
+  process.once('SIGINT', () => controller.abort())
+
+  let draft = ''
+  let attempt = 0
+  let midLine = false
+  const onEvent = (e: AskEvent) => {
+    if (e.type === 'stage' && showStages && e.stage !== 'done') {
+      if (midLine) process.stdout.write('\n')
+      midLine = false
+      process.stderr.write(`\x1b[2m… ${e.message}\x1b[0m\n`)
+    } else if (e.type === 'token' && live) {
+      if (e.attempt !== attempt) {
+        attempt = e.attempt
+        draft = ''
+      }
+      draft += e.text
+      process.stdout.write(e.text)
+      midLine = !e.text.endsWith('\n')
+    }
+  }
+
+  const engine = await Engine.open({
+    ...(values.data ? { dataDir: path.resolve(values.data) } : {}),
+    ...(values.models ? { modelsDir: path.resolve(values.models) } : {}),
+  })
+  let result: AskResult
+  try {
+    result = await engine.ask(
+      {
+        question,
+        scope: { collections: values.collection ?? [], version: values.version ?? 'all' },
+        ...(values.thread ? { threadId: values.thread } : {}),
+        ...(values['search-only'] ? { searchOnly: true } : {}),
+      },
+      { onEvent, signal: controller.signal },
+    )
+  } finally {
+    await engine.close()
+  }
+  if (json) {
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n')
+    return
+  }
+  const streamedFinal = live && !!draft && result.answer !== null && draft.trim() === result.answer.trim()
+  if (live && draft && !streamedFinal)
+    process.stdout.write('\n' + dim('(the draft above did not pass verification and is withdrawn)') + '\n')
+  process.stdout.write((streamedFinal ? '\n' : '') + formatResult(result, { skipAnswer: streamedFinal }) + '\n')
+}
+
+const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s)
+
+const REASON_TEXT: Record<string, (scope: string) => string> = {
+  no_relevant_sources: (s) =>
+    `Nothing in ${s} answers this closely enough, so no answer was generated. The closest sections were:`,
+  off_topic: (s) => `This question does not seem to be about these documents (searched ${s}): nothing related was found.`,
+  not_in_context: () => 'The passages found do not contain the answer. The passages read were:',
+  unverifiable_citations: () =>
+    'An answer was drafted, but its citations could not be verified, so it is not shown. The passages read were:',
+}
+
+export function formatResult(r: AskResult, opts: { skipAnswer?: boolean } = {}): string {
+  const lines: string[] = []
+  const where = (c: { path: string; heading: string; version: string | null; kind: string | null; page: number | null }) => {
+    const meta = [c.version, c.kind, c.page ? `p. ${c.page}` : null].filter(Boolean).join(', ')
+    return `${c.path}${c.heading ? ` — ${c.heading}` : ''}${meta ? ` (${meta})` : ''}`
+  }
+  if (r.mode === 'smalltalk') lines.push(r.answer ?? '')
+  else if (r.abstained) {
+    lines.push(REASON_TEXT[r.reason ?? 'no_relevant_sources']!(r.scope_label || 'the documents'))
+    if (r.reason !== 'off_topic') for (const c of r.closest) lines.push(`  - ${where(c)}`)
+  } else if (r.mode === 'search-only') {
+    lines.push(`Search only (no generated answer). The best passages in ${r.scope_label}:`)
+    for (const c of r.citations) lines.push(`  [${c.n}] ${where(c)}`)
+  } else {
+    if (!opts.skipAnswer) lines.push(r.answer ?? '')
+    if (r.unanswered_parts.length) lines.push('', 'Not answered by the documents:', ...r.unanswered_parts.map((p) => `  - ${p}`))
+    lines.push('', 'Sources:', ...r.citations.map((c) => `  [${c.n}] ${where(c)}`))
+  }
+  for (const w of r.warnings) lines.push(`warning: ${w}`)
+  for (const n of r.notices) lines.push(`note: ${n}`)
+  if (r.rewritten_question) lines.push(`(searched for: ${r.rewritten_question})`)
+  lines.push(dim(`trace ${r.trace_id}  thread ${r.thread_id}${r.cached ? '  (cached answer)' : ''}`))
+  return lines.join('\n')
+}

@@ -1,0 +1,218 @@
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { Engine } from '../../engine/engine'
+import { loadQuestions, type EvalQuestion } from '../../engine/eval/questions'
+import {
+  COMPARE_CONFIGS,
+  FULL_CONFIG,
+  evalAnswers,
+  type AnswerEvalConfig,
+  type AnswerEvalReport,
+} from '../../engine/answer/eval'
+import { formatTable } from './table'
+
+/**
+ * `docent eval answers` (the full pipeline on every golden question) and `docent eval compare`
+ * (one table over retrieval/pipeline configurations, like seed 000's). Without --data the corpus
+ * is imported into a throw-away database.
+ */
+
+const OPTIONS = {
+  corpus: { type: 'string' },
+  questions: { type: 'string' },
+  data: { type: 'string' },
+  models: { type: 'string' },
+  json: { type: 'string' },
+  collection: { type: 'string' },
+  judge: { type: 'boolean' },
+  'gate-threshold': { type: 'string' },
+  only: { type: 'string' },
+} as const
+
+interface Setup {
+  values: { data?: string; models?: string; json?: string; collection?: string; judge?: boolean; 'gate-threshold'?: string }
+  questions: EvalQuestion[]
+  corpus: string
+}
+
+async function setup(argv: string[], name: string): Promise<Setup> {
+  const { values } = parseArgs({ args: argv, options: OPTIONS })
+  const corpus = values.corpus ?? fail(`eval ${name} needs --corpus <folder>`)
+  const qfile = values.questions ?? fail(`eval ${name} needs --questions <file.jsonl>`)
+  if (!existsSync(corpus)) fail(`corpus folder "${corpus}" does not exist`)
+  let questions = await loadQuestions(qfile)
+  if (values.only) {
+    const ids = new Set(values.only.split(','))
+    questions = questions.filter((q) => ids.has(q.id))
+  }
+  if (values['gate-threshold'] !== undefined && !Number.isFinite(Number(values['gate-threshold'])))
+    fail(`--gate-threshold must be a number (got "${values['gate-threshold']}")`)
+  return { values, questions, corpus }
+}
+
+function fail(message: string): never {
+  throw new Error(message)
+}
+
+async function withCorpus<T>(s: Setup, fn: (engine: Engine, collection: string) => Promise<T>): Promise<T> {
+  const tmp = s.values.data ? null : await mkdtemp(path.join(os.tmpdir(), 'docent-eval-'))
+  try {
+    const engine = await Engine.open({
+      dataDir: path.resolve(s.values.data ?? tmp!),
+      ...(s.values.models ? { modelsDir: path.resolve(s.values.models) } : {}),
+    })
+    try {
+      const collection = s.values.collection ?? 'eval-' + path.basename(path.resolve(s.corpus))
+      progress(`importing ${s.corpus} …`)
+      const ingest = await engine.ingest(s.corpus, { collection })
+      return await fn(engine, ingest.collection)
+    } finally {
+      await engine.close()
+    }
+  } finally {
+    if (tmp) await rm(tmp, { recursive: true, force: true })
+  }
+}
+
+function progress(text: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r${text}`.padEnd(80))
+}
+
+async function run(engine: Engine, collection: string, s: Setup, config: AnswerEvalConfig): Promise<AnswerEvalReport> {
+  const threshold = s.values['gate-threshold']
+  return evalAnswers(engine, s.questions, {
+    collection,
+    config,
+    judge: !!s.values.judge,
+    ...(threshold !== undefined ? { askOptions: { gateThreshold: Number(threshold) } } : {}),
+    onQuestion: (done, total, q) => progress(`${config.name}: ${done}/${total} ${q.id}`),
+  })
+}
+
+const pct = (x: number | null) => (x === null ? null : `${Math.round(x * 1000) / 10}%`)
+
+export async function cmdEvalAnswers(argv: string[]): Promise<void> {
+  const s = await setup(argv, 'answers')
+  const report = await withCorpus(s, (engine, collection) => run(engine, collection, s, FULL_CONFIG))
+  if (process.stderr.isTTY) process.stderr.write('\r'.padEnd(80) + '\r')
+  if (s.values.json) await writeFile(s.values.json, JSON.stringify(report, null, 2) + '\n')
+  const out: string[] = []
+  out.push(
+    `models: llm ${report.models.llm ?? 'none (search-only)'}, reranker ${report.models.reranker ?? 'none'}, embedder ${report.models.embedder ?? 'none'}`,
+  )
+  out.push(`NOTE: ${report.note}`)
+  out.push('')
+  out.push(
+    formatTable(
+      [
+        'questions',
+        'answerable',
+        'answered',
+        'false abst.',
+        'unanswerable',
+        'abstained',
+        'right reason',
+        'gold in passages',
+        'citations valid',
+        '1st reply valid',
+        'section-correct',
+        'faithful',
+        'LLM calls',
+        'p50 ms',
+        'p95 ms',
+      ],
+      [
+        [
+          report.questions,
+          report.answerable,
+          pct(report.answer_rate),
+          report.false_abstentions.length,
+          report.unanswerable,
+          pct(report.abstention_accuracy),
+          pct(report.abstention_reason_accuracy),
+          pct(report.retrieval_gold_in_passages),
+          pct(report.citation_validity),
+          pct(report.first_reply_validity),
+          pct(report.section_correct_citations),
+          pct(report.faithfulness),
+          report.llm_calls,
+          report.p50_ms,
+          report.p95_ms,
+        ],
+      ],
+    ),
+  )
+  out.push('')
+  out.push(`false abstentions: ${report.false_abstentions.map((f) => `${f.id} (${f.reason})`).join(', ') || 'none'}`)
+  out.push(`answered but should have abstained: ${report.wrong_answers_to_unanswerable.join(', ') || 'none'}`)
+  out.push(`router mistakes: ${report.route_mistakes.map((m) => `${m.id} [${m.kind}] -> ${m.got}`).join(', ') || 'none'}`)
+  if (report.gate_calibration) {
+    const c = report.gate_calibration
+    out.push(
+      `gate calibration on this run: threshold ${c.threshold} keeps ${c.answerable_kept}/${c.answerable} answerable and refuses ${c.unanswerable_refused}/${c.unanswerable} unanswerable` +
+        (report.fixture_models ? ' (fixture reranker: meaningless)' : ''),
+    )
+  }
+  process.stdout.write(out.join('\n') + '\n')
+}
+
+export async function cmdEvalCompare(argv: string[]): Promise<void> {
+  const s = await setup(argv, 'compare')
+  const reports = await withCorpus(s, async (engine, collection) => {
+    const all: AnswerEvalReport[] = []
+    for (const config of COMPARE_CONFIGS) all.push(await run(engine, collection, s, config))
+    return all
+  })
+  if (process.stderr.isTTY) process.stderr.write('\r'.padEnd(80) + '\r')
+  if (s.values.json) await writeFile(s.values.json, JSON.stringify({ configs: reports }, null, 2) + '\n')
+  const first = reports[0]!
+  const model = (role: 'llm' | 'reranker' | 'embedder') => reports.map((r) => r.models[role]).find((m) => m !== null) ?? null
+  const out: string[] = []
+  out.push(
+    `models: llm ${model('llm') ?? 'none (search-only)'}, reranker ${model('reranker') ?? 'none'}, embedder ${model('embedder') ?? 'none'}`,
+  )
+  if (reports.some((r) => r.fixture_models)) out.push(`NOTE: ${reports.find((r) => r.fixture_models)!.note}`)
+  out.push(`${first.questions} questions (${first.answerable} answerable, ${first.unanswerable} unanswerable)`)
+  out.push('')
+  out.push(
+    formatTable(
+      [
+        'config',
+        'pass',
+        'retrieval',
+        'answered',
+        'ok-declines',
+        'false dec.',
+        'cite-valid',
+        '1st-valid',
+        'section',
+        'faithful',
+        'LLM calls',
+        'p50 ms',
+      ],
+      reports.map((r) => [
+        r.config.name,
+        pct(r.per_question.filter((p) => p.correct).length / Math.max(1, r.questions)),
+        pct(r.retrieval_gold_in_passages),
+        pct(r.answer_rate),
+        pct(r.abstention_accuracy),
+        r.false_abstentions.length,
+        pct(r.citation_validity),
+        pct(r.first_reply_validity),
+        pct(r.section_correct_citations),
+        pct(r.faithfulness),
+        r.llm_calls,
+        r.p50_ms,
+      ]),
+    ),
+  )
+  out.push('')
+  for (const r of reports) out.push(`${r.config.name.padEnd(14)} ${r.config.description}`)
+  out.push(
+    'pass = answered if answerable, abstained with the expected reason otherwise; retrieval = a gold section among the passages given to the model.',
+  )
+  process.stdout.write(out.join('\n') + '\n')
+}

@@ -1,0 +1,291 @@
+#!/usr/bin/env node
+import { writeFile, mkdtemp, rm } from 'node:fs/promises'
+import { existsSync, statSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { Engine } from '../../engine/engine'
+import { SearchMode } from '../../shared/search'
+import type { ImportProgress } from '../../engine/ingest/importer'
+import { loadQuestions } from '../../engine/eval/questions'
+import { evalRetrieval } from '../../engine/eval/retrieval'
+import { formatTable } from './table'
+import { cmdAsk } from './ask'
+import { cmdEvalAnswers, cmdEvalCompare } from './eval-answers'
+
+/**
+ * `docent` command line. Contract (DESIGN.md): with --json, stdout is exactly one JSON document;
+ * a failed command exits non-zero with one line on stderr saying what went wrong and what to do.
+ */
+
+class UsageError extends Error {}
+
+const USAGE = `Usage:
+  docent ingest <folder> --collection <name> [--data <dir>] [--models <dir>] [--json]
+  docent search "<query>" [--collection <name>] [--version <v>|all|latest] [--mode keyword|vector|hybrid] [--rerank] [-k <n>] [--data <dir>] [--json]
+  docent ask "<question>" [--collection <name>] [--version <v>|all|latest] [--data <dir>] [--models <dir>] [--json] [--search-only] [--thread <id>]
+  docent collections [--data <dir>] [--json]
+  docent watch [--collection <name>...] [--data <dir>] [--models <dir>]
+  docent mcp [--data <dir>] [--models <dir>] [--allow-writes]
+  docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--rerank] [--data <dir>] [--json <out.json>]
+  docent eval answers --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
+  docent eval compare --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]`
+
+function fail(message: string): never {
+  throw new UsageError(message)
+}
+
+function progressBar(p: ImportProgress): string {
+  const width = 24
+  const frac = p.filesTotal ? p.filesDone / p.filesTotal : 0
+  const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.')
+  const eta = p.etaMs !== null && p.filesDone < p.filesTotal ? ` eta ${Math.ceil(p.etaMs / 1000)}s` : ''
+  const file = p.currentFile ? ` ${p.currentFile.length > 40 ? '…' + p.currentFile.slice(-39) : p.currentFile}` : ''
+  return `\r[${bar}] ${p.filesDone}/${p.filesTotal} files, ${p.chunksWritten} chunks${eta}${file}`.padEnd(110)
+}
+
+async function withEngine<T>(values: { data?: string; models?: string }, fn: (e: Engine) => Promise<T>): Promise<T> {
+  const engine = await Engine.open({
+    ...(values.data ? { dataDir: path.resolve(values.data) } : {}),
+    ...(values.models ? { modelsDir: path.resolve(values.models) } : {}),
+  })
+  try {
+    return await fn(engine)
+  } finally {
+    await engine.close()
+  }
+}
+
+function out(json: unknown): void {
+  process.stdout.write(JSON.stringify(json, null, 2) + '\n')
+}
+
+function parseMode(v: string | undefined, fallback: SearchMode): SearchMode {
+  if (v === undefined) return fallback
+  const m = SearchMode.safeParse(v)
+  if (!m.success) fail(`--mode must be keyword, vector or hybrid (got "${v}")`)
+  return m.data
+}
+
+async function cmdIngest(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { collection: { type: 'string' }, data: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } },
+  })
+  const folder = positionals[0] ?? fail('ingest needs a folder: docent ingest <folder> --collection <name>')
+  if (!existsSync(folder) || !statSync(folder).isDirectory())
+    fail(`"${folder}" is not a folder; give the path of a folder of documents`)
+  const tty = process.stderr.isTTY && !values.json
+  const controller = new AbortController()
+  process.once('SIGINT', () => controller.abort())
+  const report = await withEngine(values, (e) =>
+    e.ingest(folder, {
+      ...(values.collection ? { collection: values.collection } : {}),
+      signal: controller.signal,
+      ...(tty ? { onProgress: (p: ImportProgress) => process.stderr.write(progressBar(p)) } : {}),
+      // Machine-readable progress for tools and the crash tests: one JSON object per line on stderr.
+      ...(process.env['DOCENT_PROGRESS'] === 'jsonl'
+        ? { onProgress: (p: ImportProgress) => process.stderr.write(JSON.stringify(p) + '\n') }
+        : {}),
+    }),
+  )
+  if (tty) process.stderr.write('\n')
+  if (values.json) return out(report)
+  const lines = [
+    `Collection "${report.collection}" from ${report.root}`,
+    `  files seen ${report.files_seen}: imported ${report.imported}, unchanged ${report.unchanged}, skipped ${report.skipped}, failed ${report.failed.length}` +
+      (report.pruned ? `, removed ${report.pruned}` : ''),
+    `  chunks written ${report.chunks_written} (collection now has ${report.chunks_total}), texts embedded ${report.texts_embedded}`,
+    `  took ${(report.ms / 1000).toFixed(1)} s`,
+  ]
+  for (const f of report.failed) lines.push(`  failed: ${f.path}: ${f.reason}`)
+  for (const n of report.notices) lines.push(`  note: ${n}`)
+  process.stdout.write(lines.join('\n') + '\n')
+}
+
+async function cmdSearch(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      collection: { type: 'string', multiple: true },
+      version: { type: 'string' },
+      mode: { type: 'string' },
+      rerank: { type: 'boolean' },
+      k: { type: 'string', short: 'k' },
+      data: { type: 'string' },
+      models: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  })
+  const query = positionals.join(' ').trim() || fail('search needs a query: docent search "how do I ..."')
+  const k = values.k === undefined ? 10 : Number(values.k)
+  if (!Number.isInteger(k) || k < 1 || k > 100) fail(`-k must be a whole number from 1 to 100 (got "${values.k}")`)
+  const mode = parseMode(values.mode, 'hybrid')
+  const res = await withEngine(values, (e) =>
+    e.search(query, {
+      scope: { collections: values.collection ?? [], version: values.version ?? 'all' },
+      mode,
+      rerank: !!values.rerank,
+      k,
+    }),
+  )
+  if (values.json) {
+    const { trace: _trace, ...rest } = res
+    return out(rest)
+  }
+  for (const n of res.notices) process.stderr.write(`note: ${n}\n`)
+  if (res.results.length === 0) {
+    process.stdout.write(`No passages found in ${res.scope_label}.\n`)
+    return
+  }
+  res.results.forEach((h, i) => {
+    const s = h.scores
+    const scores = [
+      s.reranker !== null ? `reranker ${s.reranker.toFixed(3)}` : null,
+      s.rrf !== null ? `rrf ${s.rrf.toFixed(4)}` : null,
+      s.bm25 !== null ? `bm25 ${s.bm25.toFixed(2)} (#${s.keyword_rank})` : null,
+      s.cosine !== null ? `cosine ${s.cosine.toFixed(3)} (#${s.vector_rank})` : null,
+    ].filter(Boolean)
+    const where = [h.version, h.kind, h.page ? `p. ${h.page}` : null].filter(Boolean).join(', ')
+    const snippet = h.text.replace(/\s+/g, ' ').slice(0, 160)
+    process.stdout.write(
+      `${i + 1}. ${h.path}${where ? ` [${where}]` : ''}\n   ${h.heading}\n   ${scores.join('  ')}\n   ${snippet}\n`,
+    )
+  })
+}
+
+async function cmdCollections(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { data: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } },
+  })
+  const cols = await withEngine(values, (e) => e.collections())
+  if (values.json) return out({ collections: cols })
+  if (cols.length === 0)
+    return void process.stdout.write('No collections yet. Import one: docent ingest <folder> --collection <name>\n')
+  process.stdout.write(
+    formatTable(
+      ['collection', 'documents', 'failed', 'chunks', 'embedded', 'versions', 'last sync'],
+      cols.map((c) => [
+        c.id,
+        c.documents,
+        c.failed,
+        c.chunks,
+        c.embedded,
+        c.versions.join(' ') || '-',
+        c.last_sync_at ?? 'never',
+      ]),
+    ) + '\n',
+  )
+}
+
+async function cmdEval(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv
+  if (sub === 'answers') return cmdEvalAnswers(rest)
+  if (sub === 'compare') return cmdEvalCompare(rest)
+  if (sub !== 'retrieval')
+    fail(`unknown eval "${sub ?? ''}"; try: docent eval retrieval --corpus <folder> --questions <file.jsonl>`)
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      corpus: { type: 'string' },
+      questions: { type: 'string' },
+      mode: { type: 'string' },
+      rerank: { type: 'boolean' },
+      data: { type: 'string' },
+      models: { type: 'string' },
+      json: { type: 'string' },
+      collection: { type: 'string' },
+    },
+  })
+  const corpus = values.corpus ?? fail('eval retrieval needs --corpus <folder>')
+  const qfile = values.questions ?? fail('eval retrieval needs --questions <file.jsonl>')
+  if (!existsSync(corpus)) fail(`corpus folder "${corpus}" does not exist`)
+  const questions = await loadQuestions(qfile)
+  const mode = parseMode(values.mode, 'hybrid')
+  // Without --data the corpus is imported into a throw-away database, leaving the person's index alone.
+  const tmp = values.data ? null : await mkdtemp(path.join(os.tmpdir(), 'docent-eval-'))
+  try {
+    const report = await withEngine({ ...values, data: values.data ?? tmp! }, async (e) => {
+      const collection = values.collection ?? 'eval-' + path.basename(path.resolve(corpus))
+      const ingest = await e.ingest(corpus, { collection })
+      const r = await evalRetrieval(e, questions, { collection: ingest.collection, mode, rerank: !!values.rerank })
+      return r
+    })
+    if (values.json) await writeFile(values.json, JSON.stringify(report, null, 2) + '\n')
+    process.stdout.write(
+      formatTable(
+        ['mode', 'rerank', 'questions', 'answerable', 'recall@5', 'recall@10', 'MRR', 'p50 ms', 'p95 ms'],
+        [
+          [
+            report.mode,
+            report.rerank ? 'yes' : 'no',
+            report.questions,
+            report.answerable,
+            report.recall_at_5,
+            report.recall_at_10,
+            report.mrr,
+            report.p50_ms,
+            report.p95_ms,
+          ],
+        ],
+      ) + '\n',
+    )
+    for (const n of report.notices) process.stderr.write(`note: ${n}\n`)
+  } finally {
+    if (tmp) await rm(tmp, { recursive: true, force: true })
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv
+  try {
+    switch (cmd) {
+      case 'ingest':
+        await cmdIngest(rest)
+        break
+      case 'search':
+        await cmdSearch(rest)
+        break
+      case 'ask':
+        await cmdAsk(rest)
+        break
+      case 'collections':
+        await cmdCollections(rest)
+        break
+      case 'watch':
+        await (await import('./watch')).cmdWatch(rest)
+        break
+      case 'mcp':
+        await (await import('./mcp')).cmdMcp(rest)
+        break
+      case 'eval':
+        await cmdEval(rest)
+        break
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(USAGE + '\n')
+        return cmd === undefined ? 1 : 0
+      default:
+        fail(`unknown command "${cmd}"; run "docent help" for the list`)
+    }
+    return 0
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err)
+    const hint =
+      err instanceof UsageError ? '' : /ERR_PARSE_ARGS/.test((err as { code?: string }).code ?? '') ? ' (run "docent help")' : ''
+    process.stderr.write(`docent: ${msg.split('\n')[0]}${hint}\n`)
+    return 1
+  }
+}
+
+const isMain = process.argv[1] && import.meta.url === new URL(`file://${path.resolve(process.argv[1])}`).href
+if (isMain) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code
+  })
+}

@@ -1,0 +1,93 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Engine } from '../engine'
+import { tempDir } from '../../test-support/paths'
+import type { EvalQuestion } from '../eval/questions'
+import { evalAnswers } from './eval'
+import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
+import type { GenerateArgs } from './types'
+
+/** The answer-eval harness scores what the pipeline did (scripted model, real engine, tiny corpus). */
+describe('evalAnswers', () => {
+  let engine: Engine
+  const cleanups: (() => Promise<void>)[] = []
+
+  beforeAll(async () => {
+    const corpus = await tempDir()
+    const data = await tempDir()
+    cleanups.push(corpus.cleanup, data.cleanup)
+    const files: Record<string, string> = {
+      'specification/1.0/ping.md':
+        '# Ping\n\n## Overview\n\nEither side can send a ping request to check the other end is responsive.\n',
+      'specification/1.0/cancel.md': '# Cancellation\n\n## Flow\n\nSend a cancelled notification with the request id.\n',
+    }
+    for (const [rel, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(corpus.dir, rel)), { recursive: true })
+      await writeFile(path.join(corpus.dir, rel), text)
+    }
+    engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
+    await engine.ingest(corpus.dir, { collection: 'docs' })
+  })
+  afterAll(async () => {
+    await engine?.close()
+    for (const c of cleanups) await c()
+  })
+
+  it('reports answer rate, abstentions, citation checks and router mistakes', async () => {
+    const q = (id: string, question: string, kind: EvalQuestion['kind'], gold: EvalQuestion['gold']): EvalQuestion => ({
+      id,
+      question,
+      version: '1.0',
+      answerable: gold.length > 0,
+      gold,
+      facts: [],
+      kind,
+    })
+    const questions = [
+      q('a1', 'How does a ping request check the other end is responsive?', 'paraphrase', [
+        { path: 'specification/1.0/ping.md', heading: 'Overview' },
+      ]),
+      q('a2', 'How do I send a cancelled notification for a request id?', 'paraphrase', [
+        { path: 'specification/1.0/cancel.md', heading: 'Flow' },
+      ]),
+      q('u1', "What's a good recipe for banana bread?", 'off-topic', []),
+      q('u2', 'hello!', 'smalltalk', []),
+    ]
+    const cite = (args: GenerateArgs) => {
+      const m = /<passage n="(\d+)" source="specification\/1.0\/ping.md"/.exec(args.user)
+      return m ? reply(`Send a ping [${m[1]}].`, [Number(m[1])]) : reply('', [], { answerable: false })
+    }
+    // a1 answers from the ping passage; a2 gets an uncited reply twice and abstains.
+    const chat = new ScriptedChat([cite, reply('No marker.', [1]), reply('Still none.', [1])])
+    const report = await evalAnswers(engine, questions, {
+      collection: 'docs',
+      chat,
+      askOptions: { reranker: new OverlapReranker(), mode: 'keyword' },
+    })
+    expect(report.per_question.map((p) => [p.id, p.abstained, p.reason])).toEqual([
+      ['a1', false, null],
+      ['a2', true, 'unverifiable_citations'],
+      ['u1', true, 'off_topic'],
+      ['u2', true, 'smalltalk'],
+    ])
+    expect(report).toMatchObject({
+      questions: 4,
+      answerable: 2,
+      unanswerable: 2,
+      answer_rate: 0.5,
+      false_abstentions: [{ id: 'a2', reason: 'unverifiable_citations' }],
+      abstention_accuracy: 1,
+      abstention_reason_accuracy: 1,
+      retrieval_gold_in_passages: 1,
+      citation_validity: 1,
+      first_reply_validity: 0.5,
+      section_correct_citations: 1,
+      route_mistakes: [],
+      llm_calls: 3,
+      fixture_models: false,
+    })
+    expect(report.models.llm).toBe('scripted-chat')
+    expect(report.gate_calibration).not.toBeNull()
+  })
+})

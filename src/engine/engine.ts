@@ -1,0 +1,539 @@
+import { existsSync, readdirSync } from 'node:fs'
+import path from 'node:path'
+import type { Db } from './store/db'
+import { openPGlite } from './store/db'
+import { migrate } from './store/migrations'
+import { ensureVectorIndex, HNSW_SETTINGS } from './store/vector-index'
+import { collectionSlug } from './store/ids'
+import { importFolder, embedMissing, type ImportProgress, type ImportReport } from './ingest/importer'
+import { approximateTokenCounter, type TokenCounter } from './ingest/chunker'
+import { compareVersions } from './ingest/versions'
+import { resolveScope } from './retrieve/scope'
+import { searchChunks, type RetrievalTrace } from './retrieve/search'
+import { activeModelPath, defaultDataDir, defaultModelsDir } from './paths'
+import type { Embedder } from './models/runtime/embedder'
+import type { Reranker } from './models/runtime/reranker'
+import type { Scope, SearchMode, SearchResult } from '../shared/search'
+import type { AskRequest, AskResult } from '../shared/answer'
+import type { ChatModelLike } from './answer/types'
+import { askWithEngine, type EngineAskOptions } from './answer/ask'
+import { AnswerStore, type StoredTrace } from './answer/store'
+import { unfinishedImports, type UnfinishedImport } from './ingest/jobs'
+import {
+  modelFolderOf,
+  readIndexModel,
+  switchIndexModel,
+  writeIndexModel,
+  type SwitchProgress,
+  type SwitchReport,
+} from './ingest/embedding-switch'
+import { watchCollection, type CollectionWatch, type WatchOptions } from './watch/collection-watcher'
+
+export interface EngineOptions {
+  /** Database folder; null for an in-memory database (tests). */
+  dataDir?: string | null
+  modelsDir?: string
+}
+
+export interface CollectionInfo {
+  id: string
+  root: string
+  documents: number
+  failed: number
+  chunks: number
+  embedded: number
+  versions: string[]
+  last_sync_at: string | null
+}
+
+export interface ChunkSource {
+  chunk_id: string
+  collection: string
+  /** The collection's root folder, absolute. */
+  root: string
+  /** The document's path relative to the root, as stored at import. */
+  path: string
+  heading: string
+  version: string | null
+  page_start: number | null
+  page_end: number | null
+  text: string
+}
+
+interface Loaded<T> {
+  model: T | null
+  problem: string | null
+}
+
+/** A chunk with its place in the document, for reading a passage in context. */
+export interface PassageInContext {
+  passage: ChunkSource & { kind: string | null; position: number | null }
+  /** Chunks just before it in the same document, nearest last. */
+  previous: (ChunkSource & { kind: string | null; position: number | null })[]
+  /** Chunks just after it in the same document, nearest first. */
+  next: (ChunkSource & { kind: string | null; position: number | null })[]
+}
+
+/**
+ * The engine: store, import, retrieval and models behind one object. It imports nothing from
+ * Electron; the app runs it in a utility process, and the CLI, MCP server, evals and tests run it
+ * in plain Node.
+ */
+export class Engine {
+  private embedderP: Promise<Loaded<Embedder>> | null = null
+  private rerankerP: Promise<Loaded<Reranker>> | null = null
+  private chatP: Promise<Loaded<ChatModelLike & { dispose(): unknown }>> | null = null
+  /** Writers (imports, watcher syncs, the embedding switch's last step) take turns: see exclusive(). */
+  private writeQueue: Promise<unknown> = Promise.resolve()
+  private readonly watches = new Map<string, CollectionWatch>()
+  /** Models replaced while a search may still hold them: freed at reload or close. */
+  private retired: { dispose(): unknown }[] = []
+
+  private constructor(
+    readonly db: Db,
+    readonly modelsDir: string,
+  ) {}
+
+  static async open(opts: EngineOptions = {}): Promise<Engine> {
+    const dataDir = opts.dataDir === undefined ? defaultDataDir() : opts.dataDir
+    const db = await openPGlite(dataDir)
+    try {
+      await migrate(db)
+      await db.exec(`SET hnsw.ef_search = ${HNSW_SETTINGS.efSearch}; SET hnsw.iterative_scan = relaxed_order;`)
+    } catch (err) {
+      await db.close()
+      throw err
+    }
+    return new Engine(db, opts.modelsDir ?? defaultModelsDir())
+  }
+
+  /**
+   * The embedding model the index answers with, loaded once; null (with the reason) when none is
+   * installed or it fails to load. Usually the selected one; after another model is selected it
+   * stays the one the index was built with (if still on disk) until switchEmbeddingModel()
+   * completes, so vector search never goes blind in between (ADR 0007).
+   */
+  async embedder(): Promise<Loaded<Embedder>> {
+    this.embedderP ??= (async () => {
+      const dir = activeModelPath(this.modelsDir, 'embedding')
+      if (!dir) return { model: null, problem: `no embedding model is installed in ${this.modelsDir}` }
+      try {
+        // The model runs in a worker thread: its inference would otherwise stall searches meanwhile.
+        const { loadEmbedderThreaded: loadEmbedder } = await import('./models/runtime/embedder-thread')
+        const index = await readIndexModel(this.db)
+        const indexDir = index ? path.join(this.modelsDir, 'embedding', modelFolderOf(index.id)) : null
+        if (index && indexDir && indexDir !== dir && existsSync(indexDir)) {
+          const old = await loadEmbedder(indexDir).catch(() => null)
+          if (old && old.id === index.id) {
+            await ensureVectorIndex(this.db, old.id, old.dims)
+            return { model: old, problem: null }
+          }
+          await old?.dispose()
+        }
+        // The index model is this one, or gone (its vectors are re-embedded in place by the next import).
+        const model = await loadEmbedder(dir)
+        await ensureVectorIndex(this.db, model.id, model.dims)
+        if (index?.id !== model.id) await writeIndexModel(this.db, { id: model.id, dims: model.dims })
+        return { model, problem: null }
+      } catch (err) {
+        return {
+          model: null,
+          problem: `the embedding model could not be loaded (${err instanceof Error ? err.message : String(err)})`,
+        }
+      }
+    })()
+    return this.embedderP
+  }
+
+  /**
+   * The selected embedding model when it is not the one the index answers with (a switch is due),
+   * else null. Compares folders: the ids carry the folder name.
+   */
+  async embeddingSwitchPending(): Promise<{ from: string; to: string } | null> {
+    const dir = activeModelPath(this.modelsDir, 'embedding')
+    const { model } = await this.embedder()
+    if (!dir || !model || modelFolderOf(model.id) === path.basename(dir)) return null
+    return { from: model.id, to: path.basename(dir) }
+  }
+
+  /**
+   * Re-embeds the whole index with the selected embedding model beside the current vectors and
+   * switches to it in one transaction when complete (ADR 0007). Search keeps answering with the
+   * old model meanwhile. Cancelling keeps the old index; vectors built so far stay cached, so the
+   * next attempt resumes. Returns null when no switch is due.
+   */
+  async switchEmbeddingModel(
+    opts: { signal?: AbortSignal; onProgress?: (p: SwitchProgress) => void } = {},
+  ): Promise<SwitchReport | null> {
+    const pending = await this.embeddingSwitchPending()
+    const dir = activeModelPath(this.modelsDir, 'embedding')
+    if (!pending || !dir) return null
+    // The model runs in a worker thread: its inference would otherwise stall searches meanwhile.
+    const { loadEmbedderThreaded: loadEmbedder } = await import('./models/runtime/embedder-thread')
+    const target = await loadEmbedder(dir)
+    let report: SwitchReport
+    try {
+      report = await switchIndexModel(this.db, target, {
+        from: pending.from,
+        exclusive: (fn) => this.exclusive(fn),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      })
+    } catch (err) {
+      await target.dispose()
+      throw err
+    }
+    if (!report.switched) {
+      await target.dispose()
+      return report
+    }
+    const old = await this.embedderP
+    if (old?.model) this.retired.push(old.model)
+    this.embedderP = Promise.resolve({ model: target, problem: null })
+    return report
+  }
+
+  /** Runs writers one at a time: PGlite has one connection, and a sync must not race an import of the same documents. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writeQueue.then(fn, fn)
+    this.writeQueue = run.catch(() => undefined)
+    return run
+  }
+
+  /**
+   * Imports whose last run did not finish (the process died, or it was cancelled or quit). Import
+   * the same folder into the same collection to resume: finished documents are skipped as
+   * unchanged and their embeddings come from the cache.
+   */
+  async unfinishedImports(): Promise<UnfinishedImport[]> {
+    return unfinishedImports(this.db)
+  }
+
+  /**
+   * Keeps a collection in step with its folder until stop(): a catch-up sync first, then one
+   * path-limited sync per burst of file changes (watch/). Watching a collection already watched
+   * returns the running watch.
+   */
+  async watch(collection: string, opts: WatchOptions = {}): Promise<CollectionWatch> {
+    const id = collectionSlug(collection)
+    const running = this.watches.get(id)
+    if (running) return running
+    const source = await this.collectionRoot(id)
+    if (!source)
+      throw new Error(
+        `there is no collection "${collection}"; import it first: docent ingest <folder> --collection ${collection}`,
+      )
+    if (!existsSync(source.root))
+      throw new Error(`the folder of collection "${id}" (${source.root}) is missing; reconnect the drive or import it again`)
+    const w = await watchCollection(
+      id,
+      source.root,
+      ({ paths, signal, onDocument }) =>
+        this.exclusive(async () => {
+          const { model: embedder } = await this.embedder()
+          return importFolder(this.db, source.root, {
+            collection: id,
+            embedder,
+            tokenCounter: await this.tokenCounter(),
+            signal,
+            onDocument,
+            ...(paths ? { onlyPaths: paths } : {}),
+            ...(source.kinds ? { kinds: source.kinds } : {}),
+          })
+        }),
+      opts,
+    )
+    const handle: CollectionWatch = {
+      ...w,
+      stop: async () => {
+        this.watches.delete(id)
+        await w.stop()
+      },
+    }
+    this.watches.set(id, handle)
+    return handle
+  }
+
+  /**
+   * A passage by chunk id with up to `around` chunks before and after it in the same document,
+   * in document order; null when the chunk is not in the index.
+   */
+  async passage(chunkId: string, around = 1): Promise<PassageInContext | null> {
+    type Row = ChunkSource & { kind: string | null; position: number | null; document_id: string; ordinal: number }
+    const cols = `ch.id AS chunk_id, ch.collection_id AS collection, c.root, ch.path, ch.heading, ch.version, ch.kind,
+                  ch.page_start, ch.page_end, ch.text, ch.position, ch.document_id, ch.ordinal`
+    const { rows } = await this.db.query<Row>(
+      `SELECT ${cols} FROM chunks ch JOIN collections c ON c.id = ch.collection_id WHERE ch.id = $1`,
+      [chunkId],
+    )
+    const hit = rows[0]
+    if (!hit) return null
+    const n = Math.max(0, Math.min(10, Math.floor(around)))
+    // Document order is the stored position; chunks written before it existed fall back to page, then heading and ordinal.
+    const { rows: doc } = await this.db.query<Row>(
+      `SELECT ${cols} FROM chunks ch JOIN collections c ON c.id = ch.collection_id WHERE ch.document_id = $1
+        ORDER BY ch.position NULLS LAST, ch.page_start NULLS FIRST, ch.heading, ch.ordinal, ch.id`,
+      [hit.document_id],
+    )
+    const i = doc.findIndex((r) => r.chunk_id === chunkId)
+    const strip = ({ document_id: _d, ordinal: _o, ...r }: Row) => r
+    return {
+      passage: strip(hit),
+      previous: doc.slice(Math.max(0, i - n), i).map(strip),
+      next: doc.slice(i + 1, i + 1 + n).map(strip),
+    }
+  }
+
+  async reranker(): Promise<Loaded<Reranker>> {
+    this.rerankerP ??= (async () => {
+      const dir = activeModelPath(this.modelsDir, 'reranker')
+      if (!dir) return { model: null, problem: `no reranker model is installed in ${this.modelsDir}` }
+      try {
+        const { loadReranker } = await import('./models/runtime/reranker')
+        return { model: await loadReranker(dir), problem: null }
+      } catch (err) {
+        return { model: null, problem: `the reranker could not be loaded (${err instanceof Error ? err.message : String(err)})` }
+      }
+    })()
+    return this.rerankerP
+  }
+
+  /** The active answer model (GGUF), loaded once; null (with the reason) when none is installed: ask then runs search-only. */
+  async chatModel(): Promise<Loaded<ChatModelLike & { dispose(): unknown }>> {
+    this.chatP ??= (async () => {
+      const file = activeModelPath(this.modelsDir, 'llm')
+      if (!file) return { model: null, problem: `no language model is installed in ${this.modelsDir}` }
+      const { loadChatModel } = await import('./models/runtime/llm')
+      let firstError: string | null = null
+      // The chosen model first; if it cannot load (truncated download, too little memory), the
+      // other installed ones in name order, so answers keep working; the notice says what happened.
+      const others = readdirSync(path.dirname(file))
+        .filter((f) => f.endsWith('.gguf') && path.join(path.dirname(file), f) !== file)
+        .sort()
+        .map((f) => path.join(path.dirname(file), f))
+      for (const candidate of [file, ...others]) {
+        try {
+          const model = await loadChatModel(candidate)
+          const problem = firstError
+            ? `the chosen language model could not be loaded (${firstError}); using ${path.basename(candidate)} instead`
+            : null
+          return { model, problem }
+        } catch (err) {
+          firstError ??= err instanceof Error ? err.message : String(err)
+        }
+      }
+      return { model: null, problem: `the language model could not be loaded (${firstError})` }
+    })()
+    return this.chatP
+  }
+
+  /**
+   * Forgets the loaded models of some roles (all by default) and frees them, so the next use loads
+   * what is active now (after a download, an import or a change of active model). Call it when no
+   * import or question is using them: the host waits for its jobs to finish first.
+   */
+  async reloadModels(roles: readonly ('embedding' | 'reranker' | 'llm')[] = ['embedding', 'reranker', 'llm']): Promise<void> {
+    const old: (Promise<Loaded<{ dispose(): unknown }>> | null)[] = []
+    if (roles.includes('embedding')) {
+      old.push(this.embedderP)
+      this.embedderP = null
+    }
+    if (roles.includes('reranker')) {
+      old.push(this.rerankerP)
+      this.rerankerP = null
+    }
+    if (roles.includes('llm')) {
+      old.push(this.chatP)
+      this.chatP = null
+    }
+    for (const loaded of await Promise.all(old)) await loaded?.model?.dispose()
+    for (const m of this.retired.splice(0)) await m.dispose()
+  }
+
+  async tokenCounter(): Promise<TokenCounter> {
+    const { model } = await this.embedder()
+    if (!model) return approximateTokenCounter
+    return { id: `tokens:${model.id}`, count: (t) => model.countTokens(t) }
+  }
+
+  async ingest(
+    folder: string,
+    opts: {
+      collection?: string
+      signal?: AbortSignal
+      onProgress?: (p: ImportProgress) => void
+      kinds?: Record<string, string>
+    } = {},
+  ): Promise<ImportReport> {
+    const name = opts.collection ?? folder.split(/[\\/]/).filter(Boolean).at(-1) ?? 'docs'
+    const collection = collectionSlug(name)
+    // Another embedding model was selected: build its vectors beside the current ones and switch
+    // first, so this import chunks and embeds with the new model (mostly from the cache).
+    const sw = (await this.embeddingSwitchPending())
+      ? await this.switchEmbeddingModel(opts.signal ? { signal: opts.signal } : {})
+      : null
+    if (sw && !sw.switched) {
+      throw new Error(
+        `the switch to embedding model ${sw.to} was cancelled; search still uses ${sw.from ?? 'the previous model'}. Import again to continue it`,
+      )
+    }
+    const report = await this.exclusive(async () => {
+      const { model: embedder } = await this.embedder()
+      const r = await importFolder(this.db, folder, {
+        collection,
+        embedder,
+        tokenCounter: await this.tokenCounter(),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        ...(opts.kinds ? { kinds: opts.kinds } : {}),
+      })
+      if (embedder && !r.cancelled) {
+        // Chunks imported before this model was installed (or whose model is gone) get embedded now.
+        const filled = await embedMissing(this.db, embedder, { collection, ...(opts.signal ? { signal: opts.signal } : {}) })
+        r.texts_embedded += filled.embedded
+      }
+      return r
+    })
+    if (sw) {
+      report.texts_embedded += sw.texts_embedded
+      report.notices.push(`Vector search switched to ${sw.to}: ${sw.texts_embedded} passages were re-embedded before the switch.`)
+    }
+    return report
+  }
+
+  async search(
+    query: string,
+    opts: { scope?: Partial<Scope>; mode?: SearchMode; rerank?: boolean; k?: number; signal?: AbortSignal } = {},
+  ): Promise<SearchResult & { trace: RetrievalTrace; scope_label: string }> {
+    const scope = await resolveScope(this.db, {
+      collections: (opts.scope?.collections ?? []).map((c) => collectionSlug(c)),
+      version: opts.scope?.version ?? 'all',
+    })
+    const mode = opts.mode ?? 'hybrid'
+    const needsEmbedder = mode !== 'keyword'
+    const emb = needsEmbedder ? await this.embedder() : { model: null, problem: null }
+    const rr = opts.rerank ? await this.reranker() : { model: null, problem: null }
+    const result = await searchChunks(
+      { db: this.db, embedder: emb.model, reranker: rr.model, embedderProblem: emb.problem, rerankerProblem: rr.problem },
+      query,
+      scope,
+      { mode, rerank: !!opts.rerank, k: opts.k ?? 10, ...(opts.signal ? { signal: opts.signal } : {}) },
+    )
+    return { ...result, scope_label: scope.label }
+  }
+
+  /** Answers a question from the collections in scope, with verified citations (answer/pipeline.ts). */
+  async ask(request: AskRequest, opts: EngineAskOptions = {}): Promise<AskResult> {
+    return askWithEngine(this, request, opts)
+  }
+
+  /** Conversation threads, most recently used first. */
+  async threads(): Promise<{ id: string; title: string; updated_at: string }[]> {
+    return new AnswerStore(this.db).listThreads()
+  }
+
+  /** One thread with its messages (each answer with its full verified result), or null. */
+  async thread(id: string): Promise<{ id: string; title: string; messages: Record<string, unknown>[] } | null> {
+    return new AnswerStore(this.db).getThread(id)
+  }
+
+  async deleteThread(id: string): Promise<boolean> {
+    return new AnswerStore(this.db).deleteThread(id)
+  }
+
+  /** Everything recorded about one answer (retrieval ranks, gate, model output, verification, timings). */
+  async trace(id: string): Promise<StoredTrace | null> {
+    return new AnswerStore(this.db).trace(id)
+  }
+
+  async collections(): Promise<CollectionInfo[]> {
+    const { rows } = await this.db.query<{
+      id: string
+      root: string
+      last_sync_at: Date | null
+      chunks: number
+      documents: number
+      failed: number
+      embedded: number
+      versions: string[] | null
+    }>(
+      `SELECT c.id, c.root, c.last_sync_at, c.chunk_count AS chunks,
+              (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'indexed') AS documents,
+              (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'failed') AS failed,
+              (SELECT count(*)::int FROM chunks ch WHERE ch.collection_id = c.id AND ch.embedding IS NOT NULL) AS embedded,
+              (SELECT array_agg(DISTINCT d.version) FROM documents d WHERE d.collection_id = c.id AND d.version IS NOT NULL) AS versions
+         FROM collections c ORDER BY c.id`,
+    )
+    return rows.map((r) => ({
+      id: r.id,
+      root: r.root,
+      documents: Number(r.documents),
+      failed: Number(r.failed),
+      chunks: Number(r.chunks),
+      embedded: Number(r.embedded),
+      versions: (r.versions ?? []).sort(compareVersions),
+      last_sync_at: r.last_sync_at ? new Date(r.last_sync_at).toISOString() : null,
+    }))
+  }
+
+  /**
+   * Deletes a collection with its documents, chunks and term statistics, in one transaction.
+   * Cached embeddings stay: they are keyed by text, not by collection. False when there was none.
+   */
+  async removeCollection(id: string): Promise<boolean> {
+    await this.watches.get(id)?.stop()
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string }>('SELECT id FROM collections WHERE id = $1 FOR UPDATE', [id])
+      if (rows.length === 0) return false
+      await tx.query('DELETE FROM chunks WHERE collection_id = $1', [id])
+      await tx.query('DELETE FROM documents WHERE collection_id = $1', [id])
+      await tx.query('DELETE FROM term_stats WHERE collection_id = $1', [id])
+      await tx.query('DELETE FROM collections WHERE id = $1', [id])
+      return true
+    })
+  }
+
+  /** Documents of a collection that could not be imported, with the reason. */
+  async failedDocuments(collection: string): Promise<{ path: string; reason: string }[]> {
+    const { rows } = await this.db.query<{ path: string; error: string | null }>(
+      `SELECT path, error FROM documents WHERE collection_id = $1 AND status = 'failed' ORDER BY path`,
+      [collection],
+    )
+    return rows.map((r) => ({ path: r.path, reason: r.error ?? 'unknown error' }))
+  }
+
+  /** Where an indexed chunk came from (its collection's root and the document's relative path); null when it is not in the index. */
+  async chunkSource(chunkId: string): Promise<ChunkSource | null> {
+    const { rows } = await this.db.query<ChunkSource>(
+      `SELECT ch.id AS chunk_id, ch.collection_id AS collection, c.root, ch.path, ch.heading, ch.version,
+              ch.page_start, ch.page_end, ch.text
+         FROM chunks ch JOIN documents d ON d.id = ch.document_id JOIN collections c ON c.id = ch.collection_id
+        WHERE ch.id = $1 AND d.status = 'indexed'`,
+      [chunkId],
+    )
+    return rows[0] ?? null
+  }
+
+  /** The root folder a collection was imported from, and its settings (source kind labels); null when there is no such collection. */
+  async collectionRoot(id: string): Promise<{ root: string; kinds: Record<string, string> | undefined } | null> {
+    const { rows } = await this.db.query<{ root: string; settings: { kinds?: Record<string, string> } | null }>(
+      'SELECT root, settings FROM collections WHERE id = $1',
+      [id],
+    )
+    const row = rows[0]
+    return row ? { root: row.root, kinds: row.settings?.kinds } : null
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.watches.values()].map((w) => w.stop()))
+    await this.writeQueue
+    const [e, r, c] = await Promise.all([this.embedderP, this.rerankerP, this.chatP])
+    await Promise.all([
+      e?.model?.dispose(),
+      r?.model?.dispose(),
+      c?.model?.dispose(),
+      ...this.retired.splice(0).map((m) => m.dispose()),
+    ])
+    await this.db.close()
+  }
+}

@@ -1,0 +1,82 @@
+import type { Engine } from '../engine'
+import type { SearchMode } from '../../shared/search'
+import { type EvalQuestion, isHit } from './questions'
+
+export interface RetrievalEvalReport {
+  mode: SearchMode
+  rerank: boolean
+  questions: number
+  answerable: number
+  recall_at_5: number
+  recall_at_10: number
+  mrr: number
+  p50_ms: number
+  p95_ms: number
+  degraded: boolean
+  notices: string[]
+  per_question: {
+    id: string
+    kind: string
+    first_hit_rank: number | null
+    ms: number
+    top: { path: string; heading: string; version: string | null }[]
+  }[]
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0
+  const sorted = [...values].sort((a, b) => a - b)
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
+  return sorted[idx]!
+}
+
+const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d
+
+/** Runs every answerable question through search and scores recall@5, recall@10 and MRR (first hit in the top 10). */
+export async function evalRetrieval(
+  engine: Engine,
+  questions: EvalQuestion[],
+  opts: { collection: string; mode: SearchMode; rerank: boolean },
+): Promise<RetrievalEvalReport> {
+  const per: RetrievalEvalReport['per_question'] = []
+  const latencies: number[] = []
+  const notices = new Set<string>()
+  let degraded = false
+  for (const q of questions) {
+    if (!q.answerable) continue
+    const t0 = performance.now()
+    const res = await engine.search(q.question, {
+      scope: { collections: [opts.collection], version: q.version ?? 'all' },
+      mode: opts.mode,
+      rerank: opts.rerank,
+      k: 10,
+    })
+    const ms = performance.now() - t0
+    latencies.push(ms)
+    degraded ||= res.degraded
+    res.notices.forEach((n) => notices.add(n))
+    const idx = res.results.findIndex((h) => q.gold.some((g) => isHit(h, g)))
+    per.push({
+      id: q.id,
+      kind: q.kind,
+      first_hit_rank: idx >= 0 ? idx + 1 : null,
+      ms: round(ms, 1),
+      top: res.results.slice(0, 5).map((h) => ({ path: h.path, heading: h.heading, version: h.version })),
+    })
+  }
+  const n = per.length || 1
+  return {
+    mode: opts.mode,
+    rerank: opts.rerank,
+    questions: questions.length,
+    answerable: per.length,
+    recall_at_5: round(per.filter((p) => p.first_hit_rank !== null && p.first_hit_rank <= 5).length / n),
+    recall_at_10: round(per.filter((p) => p.first_hit_rank !== null).length / n),
+    mrr: round(per.reduce((s, p) => s + (p.first_hit_rank ? 1 / p.first_hit_rank : 0), 0) / n),
+    p50_ms: round(percentile(latencies, 50), 1),
+    p95_ms: round(percentile(latencies, 95), 1),
+    degraded,
+    notices: [...notices],
+    per_question: per,
+  }
+}

@@ -1,0 +1,123 @@
+import { open, realpath } from 'node:fs/promises'
+import path from 'node:path'
+import type { Engine } from '../engine'
+import type { SourceView } from '../../shared/api'
+
+/**
+ * Opening a cited source. Only chunks in the index can be opened, and only files that really live
+ * under their collection's root: the stored relative path is joined to the root and both are
+ * resolved through symlinks before comparing, so neither `..` in a stored path nor a symlink inside
+ * the collection pointing elsewhere can make Docent read (or hand the OS) a file outside the folder
+ * the person imported.
+ */
+
+export class SourceError extends Error {
+  override readonly name = 'SourceError'
+  constructor(
+    message: string,
+    readonly code: 'not_found' | 'forbidden' | 'failed',
+  ) {
+    super(message)
+  }
+}
+
+const MB = 1024 * 1024
+/** Text shown in the viewer, and PDF bytes sent to it as base64 (a third larger), are bounded. */
+const MAX_TEXT_BYTES = 20 * MB
+const MAX_PDF_BYTES = 100 * MB
+const MAX_DOCX_BYTES = 50 * MB
+
+function isInside(root: string, candidate: string): boolean {
+  const rel = path.relative(root, candidate)
+  return rel !== '' && rel !== '..' && !rel.startsWith('..' + path.sep) && !path.isAbsolute(rel)
+}
+
+/** The real path of a stored document, or a SourceError when it is missing or escapes its root. */
+export async function resolveInsideRoot(root: string, relativePath: string): Promise<string> {
+  if (path.isAbsolute(relativePath) || relativePath.split(/[\\/]/).includes('..')) {
+    throw new SourceError('This document path points outside its collection folder; it was not opened.', 'forbidden')
+  }
+  let realRoot: string
+  let realFile: string
+  try {
+    realRoot = await realpath(root)
+  } catch {
+    throw new SourceError(`The collection folder ${root} is not there any more; re-import it.`, 'not_found')
+  }
+  try {
+    realFile = await realpath(path.join(realRoot, relativePath))
+  } catch {
+    throw new SourceError(`${relativePath} is not in ${root} any more; resync the collection.`, 'not_found')
+  }
+  if (!isInside(realRoot, realFile)) {
+    throw new SourceError(`${relativePath} resolves to a file outside its collection folder; it was not opened.`, 'forbidden')
+  }
+  return realFile
+}
+
+type Format = SourceView['format']
+
+export function formatOf(relativePath: string): Format {
+  const ext = path.extname(relativePath).toLowerCase()
+  if (ext === '.md' || ext === '.mdx' || ext === '.markdown') return 'markdown'
+  if (ext === '.html' || ext === '.htm') return 'html'
+  if (ext === '.pdf') return 'pdf'
+  if (ext === '.docx') return 'docx'
+  return 'text'
+}
+
+/** Reads a regular file up to `max` bytes, through one file handle (no check-then-open race on the type). */
+async function readBounded(file: string, max: number): Promise<Buffer> {
+  const fh = await open(file, 'r')
+  try {
+    const st = await fh.stat()
+    if (!st.isFile()) throw new SourceError('This source is not a regular file.', 'forbidden')
+    if (st.size > max)
+      throw new SourceError(
+        `This document is too large to show here (${Math.round(st.size / MB)} MB); open it in its app.`,
+        'failed',
+      )
+    return await fh.readFile()
+  } finally {
+    await fh.close()
+  }
+}
+
+/** The on-disk path of an indexed chunk's document, checked to be inside its collection root. */
+export async function indexedDocumentPath(engine: Engine, chunkId: string): Promise<string> {
+  const src = await engine.chunkSource(chunkId)
+  if (!src) throw new SourceError('That passage is not in the index.', 'not_found')
+  return resolveInsideRoot(src.root, src.path)
+}
+
+export async function openSource(engine: Engine, chunkId: string): Promise<SourceView> {
+  const src = await engine.chunkSource(chunkId)
+  if (!src) throw new SourceError('That passage is not in the index.', 'not_found')
+  const file = await resolveInsideRoot(src.root, src.path)
+  const format = formatOf(src.path)
+  let content: string | null = null
+  let pdfBase64: string | null = null
+  if (format === 'pdf') {
+    pdfBase64 = (await readBounded(file, MAX_PDF_BYTES)).toString('base64')
+  } else if (format === 'docx') {
+    // Shown as HTML (the renderer sanitizes it, as for every HTML source).
+    const bytes = await readBounded(file, MAX_DOCX_BYTES)
+    const mammoth = await import('mammoth')
+    content = (await mammoth.convertToHtml({ buffer: bytes })).value
+  } else {
+    content = (await readBounded(file, MAX_TEXT_BYTES)).toString('utf8')
+  }
+  return {
+    chunk_id: src.chunk_id,
+    collection: src.collection,
+    path: src.path,
+    format,
+    heading: src.heading,
+    version: src.version,
+    page: src.page_start,
+    page_end: src.page_end,
+    passage: src.text,
+    content,
+    pdf_base64: pdfBase64,
+  }
+}

@@ -1,0 +1,56 @@
+import { cp } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { Engine } from '../engine'
+import { checkIndexConsistency } from '../store/consistency'
+import { mcpCorpus, tempDir } from '../../test-support/paths'
+import { ingestAndKill } from '../../test-support/ingest-child'
+
+describe('killing the process mid-import', () => {
+  const cleanups: (() => Promise<void>)[] = []
+  afterAll(async () => {
+    for (const c of cleanups) await c()
+  })
+
+  it('leaves a database that opens, with no half-written document, and a re-run completes it', async () => {
+    const corpus = await tempDir()
+    const data = await tempDir()
+    cleanups.push(corpus.cleanup, data.cleanup)
+    // One release of the spec and its guides: enough files to be mid-write when killed.
+    await cp(path.join(mcpCorpus, 'specification/2025-06-18'), path.join(corpus.dir, 'specification/2025-06-18'), {
+      recursive: true,
+    })
+    await cp(path.join(mcpCorpus, 'docs/2025-06-18'), path.join(corpus.dir, 'docs/2025-06-18'), { recursive: true })
+
+    const run = await ingestAndKill(corpus.dir, {
+      data: data.dir,
+      models: path.join(data.dir, 'none'),
+      collection: 'mcp',
+      killAfterDocs: 10,
+    })
+    expect(run.killed).toBe(true)
+    expect(run.last?.imported ?? 0).toBeGreaterThanOrEqual(10)
+
+    const engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'none') })
+    try {
+      expect(await checkIndexConsistency(engine.db)).toEqual([])
+      const resumed = await engine.ingest(corpus.dir, { collection: 'mcp' })
+      expect(resumed.failed).toEqual([])
+      expect(await checkIndexConsistency(engine.db)).toEqual([])
+      const ids = (await engine.db.query<{ id: string; text: string }>('SELECT id, text FROM chunks ORDER BY id')).rows
+
+      const clean = await tempDir()
+      cleanups.push(clean.cleanup)
+      const fresh = await Engine.open({ dataDir: clean.dir, modelsDir: path.join(clean.dir, 'none') })
+      try {
+        await fresh.ingest(corpus.dir, { collection: 'mcp' })
+        const freshIds = (await fresh.db.query<{ id: string; text: string }>('SELECT id, text FROM chunks ORDER BY id')).rows
+        expect(ids).toEqual(freshIds)
+      } finally {
+        await fresh.close()
+      }
+    } finally {
+      await engine.close()
+    }
+  })
+})

@@ -1,0 +1,90 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Engine } from '../engine'
+import { fixtureModels, tempDir } from '../../test-support/paths'
+import type { SearchMode } from '../../shared/search'
+
+/**
+ * Contract: a scope selects the same chunk ids whichever retriever applies it. Every chunk in this
+ * corpus mentions "widget", so with a large k each retriever must return exactly the in-scope set.
+ */
+describe('scope filters are identical across retrievers', () => {
+  let engine: Engine
+  const cleanups: (() => Promise<void>)[] = []
+  const files: Record<string, string> = {
+    'spec/2024-01-01/widget.md': '# Widget\n\nThe widget supports pairing.\n\n## Reset\n\nHold the widget button.\n',
+    // Identical text in two releases: must stay two chunks with their own versions.
+    'spec/2025-01-01/widget.md': '# Widget\n\nThe widget supports pairing.\n\n## Reset\n\nHold the widget button.\n',
+    'spec/2025-01-01/sync.md': '# Sync\n\nThe widget syncs hourly.\n',
+    'spec/draft/widget.md': '# Widget\n\nThe widget supports mesh pairing.\n',
+    'guide/faq.md': '# FAQ\n\nIs the widget waterproof? Yes.\n',
+  }
+
+  beforeAll(async () => {
+    const corpus = await tempDir()
+    const data = await tempDir()
+    cleanups.push(corpus.cleanup, data.cleanup)
+    for (const [rel, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(corpus.dir, rel)), { recursive: true })
+      await writeFile(path.join(corpus.dir, rel), text)
+    }
+    engine = await Engine.open({ dataDir: data.dir, modelsDir: fixtureModels })
+    const r = await engine.ingest(corpus.dir, { collection: 'widgets' })
+    expect(r.failed).toEqual([])
+  })
+  afterAll(async () => {
+    await engine?.close()
+    for (const c of cleanups) await c()
+  })
+
+  async function expected(allowed: (v: string | null) => boolean): Promise<string[]> {
+    const { rows } = await engine.db.query<{ id: string; version: string | null }>('SELECT id, version FROM chunks')
+    return rows
+      .filter((r) => allowed(r.version))
+      .map((r) => r.id)
+      .sort()
+  }
+
+  const cases: [string, (v: string | null) => boolean][] = [
+    ['all', () => true],
+    ['latest', (v) => v === null || v === '2025-01-01'],
+    ['2024-01-01', (v) => v === null || v === '2024-01-01'],
+    ['draft', (v) => v === null || v === 'draft'],
+  ]
+
+  for (const [version, allowed] of cases) {
+    it(`version "${version}"`, async () => {
+      const want = await expected(allowed)
+      expect(want.length).toBeGreaterThan(0)
+      for (const mode of ['keyword', 'vector', 'hybrid'] as SearchMode[]) {
+        const res = await engine.search('widget', { scope: { collections: ['widgets'], version }, mode, k: 100 })
+        expect(res.degraded, `${mode}: ${res.notices.join(' ')}`).toBe(false)
+        expect(res.results.map((h) => h.chunk_id).sort(), `${mode} / ${version}`).toEqual(want)
+      }
+    })
+  }
+
+  it('keeps identical text from two releases apart, each with its version', async () => {
+    const res = await engine.search('hold the widget button', {
+      scope: { collections: ['widgets'], version: 'all' },
+      mode: 'hybrid',
+      k: 10,
+    })
+    const reset = res.results.filter((h) => h.heading === 'Widget > Reset')
+    expect(reset.map((h) => h.version).sort()).toEqual(['2024-01-01', '2025-01-01'])
+  })
+
+  it('reports cosine similarity in [-1, 1] and keeps each retriever rank', async () => {
+    const res = await engine.search('widget pairing', {
+      scope: { collections: ['widgets'], version: 'all' },
+      mode: 'hybrid',
+      k: 5,
+    })
+    for (const h of res.results) {
+      if (h.scores.cosine !== null) expect(Math.abs(h.scores.cosine)).toBeLessThanOrEqual(1.0001)
+      expect(h.scores.keyword_rank !== null || h.scores.vector_rank !== null).toBe(true)
+      expect(h.scores.rrf).not.toBeNull()
+    }
+  })
+})

@@ -1,0 +1,213 @@
+import type { Queryable } from '../store/db'
+import type { SearchHit, SearchMode, SearchResult } from '../../shared/search'
+import { retrieveKeyword } from './keyword'
+import { retrieveVector } from './vector'
+import { fuseRanks, type Fused } from './fuse'
+import type { ResolvedScope } from './scope'
+
+export interface QueryEmbedder {
+  id: string
+  embedQuery(text: string): Promise<Float32Array>
+}
+
+export interface RerankerLike {
+  id: string
+  score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]>
+}
+
+export interface SearchOptions {
+  mode: SearchMode
+  rerank: boolean
+  k: number
+  /** Candidates taken from each retriever (same for both, so neither dominates fusion by length). */
+  candidates?: number
+  /** How many fused candidates the cross-encoder reads. */
+  rerankCandidates?: number
+  signal?: AbortSignal
+}
+
+export interface SearchContext {
+  db: Queryable
+  embedder: QueryEmbedder | null
+  reranker: RerankerLike | null
+  /** Why the embedder or reranker is missing, for the notice shown to the person. */
+  embedderProblem?: string | null
+  rerankerProblem?: string | null
+}
+
+/** Everything the trace needs about one retrieval, beyond the final hits. */
+export interface RetrievalTrace {
+  keyword: { chunk_id: string; rank: number; bm25: number }[] | null
+  vector: { chunk_id: string; rank: number; cosine: number }[] | null
+  fused: Fused[]
+  reranked: { chunk_id: string; reranker: number }[] | null
+}
+
+export const DEFAULT_CANDIDATES = 50
+export const DEFAULT_RERANK_CANDIDATES = 30
+
+export async function searchChunks(
+  ctx: SearchContext,
+  query: string,
+  scope: ResolvedScope,
+  opts: SearchOptions,
+): Promise<SearchResult & { trace: RetrievalTrace }> {
+  const timings: Record<string, number> = {}
+  const notices: string[] = []
+  let degraded = false
+  const candidates = Math.max(opts.candidates ?? DEFAULT_CANDIDATES, opts.k)
+  const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now()
+    try {
+      return await fn()
+    } finally {
+      timings[name] = Math.round((performance.now() - t0) * 100) / 100
+    }
+  }
+
+  const wantKeyword = opts.mode === 'keyword' || opts.mode === 'hybrid'
+  let wantVector = opts.mode === 'vector' || opts.mode === 'hybrid'
+  if (wantVector && !ctx.embedder) {
+    degraded = true
+    wantVector = false
+    notices.push(
+      `Vector search is unavailable: ${ctx.embedderProblem ?? 'no embedding model is installed'}.` +
+        (opts.mode === 'hybrid' ? ' Showing keyword results only.' : ' Install an embedding model, or use keyword search.'),
+    )
+  }
+
+  const [keyword, vector] = await Promise.all([
+    wantKeyword ? time('keyword_ms', () => retrieveKeyword(ctx.db, query, scope, candidates)) : Promise.resolve(null),
+    wantVector && ctx.embedder
+      ? time('vector_ms', async () => {
+          const qv = await time('embed_query_ms', () => ctx.embedder!.embedQuery(query))
+          return retrieveVector(ctx.db, qv, ctx.embedder!.id, scope, candidates)
+        })
+      : Promise.resolve(null),
+  ])
+  if (vector && vector.length === 0 && wantVector) {
+    const { rows } = await ctx.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM chunks WHERE collection_id = ANY($1::text[]) AND embedding_model IS DISTINCT FROM $2`,
+      [scope.collections, ctx.embedder!.id],
+    )
+    if (Number(rows[0]?.n ?? 0) > 0) {
+      degraded = true
+      notices.push(
+        `${rows[0]!.n} passages have no embedding from this model yet, so vector search cannot see them; re-sync the collection (or run ingest again) to embed them.`,
+      )
+    }
+  }
+
+  const rankings: Record<string, { chunk_id: string; rank: number }[]> = {}
+  if (keyword) rankings['keyword'] = keyword
+  if (vector) rankings['vector'] = vector
+  const fused = fuseRanks(rankings)
+
+  let order: { chunk_id: string; reranker: number | null }[] = fused.map((f) => ({ chunk_id: f.chunk_id, reranker: null }))
+  let reranked: RetrievalTrace['reranked'] = null
+  if (opts.rerank) {
+    if (!ctx.reranker) {
+      degraded = true
+      notices.push(
+        `Reranking is unavailable: ${ctx.rerankerProblem ?? 'no reranker model is installed'}. Results are in fused order.`,
+      )
+    } else if (fused.length > 0) {
+      const pool = fused.slice(0, Math.max(opts.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES, opts.k))
+      const rows = await fetchChunks(
+        ctx.db,
+        pool.map((p) => p.chunk_id),
+      )
+      try {
+        const scores = await time('rerank_ms', () =>
+          ctx.reranker!.score(
+            query,
+            pool.map((p) => passageText(rows.get(p.chunk_id)!)),
+            opts.signal,
+          ),
+        )
+        reranked = pool
+          .map((p, i) => ({ chunk_id: p.chunk_id, reranker: scores[i]! }))
+          .sort((a, b) => b.reranker - a.reranker || a.chunk_id.localeCompare(b.chunk_id))
+        order = reranked
+      } catch (err) {
+        if (opts.signal?.aborted) throw err
+        degraded = true
+        notices.push(`The reranker failed (${err instanceof Error ? err.message : String(err)}); results are in fused order.`)
+      }
+    }
+  }
+
+  const top = order.slice(0, opts.k)
+  const rows = await fetchChunks(
+    ctx.db,
+    top.map((t) => t.chunk_id),
+  )
+  const kwById = new Map((keyword ?? []).map((h) => [h.chunk_id, h]))
+  const vecById = new Map((vector ?? []).map((h) => [h.chunk_id, h]))
+  const fusedById = new Map(fused.map((f) => [f.chunk_id, f]))
+  const results: SearchHit[] = top.map((t) => {
+    const r = rows.get(t.chunk_id)!
+    const kw = kwById.get(t.chunk_id)
+    const vec = vecById.get(t.chunk_id)
+    return {
+      ...toHit(r),
+      scores: {
+        keyword_rank: kw?.rank ?? null,
+        vector_rank: vec?.rank ?? null,
+        bm25: kw?.bm25 ?? null,
+        rrf: Object.keys(rankings).length > 1 ? (fusedById.get(t.chunk_id)?.rrf ?? null) : null,
+        cosine: vec?.cosine ?? null,
+        reranker: t.reranker,
+      },
+    }
+  })
+  return {
+    mode: opts.mode,
+    rerank: opts.rerank,
+    degraded,
+    notices,
+    results,
+    timings_ms: timings,
+    trace: { keyword, vector, fused, reranked },
+  }
+}
+
+export interface ChunkRecord {
+  id: string
+  collection_id: string
+  path: string
+  heading: string
+  version: string | null
+  kind: string | null
+  page_start: number | null
+  page_end: number | null
+  text: string
+}
+
+export function toHit(r: ChunkRecord): Omit<SearchHit, 'scores'> {
+  return {
+    chunk_id: r.id,
+    collection: r.collection_id,
+    path: r.path,
+    heading: r.heading,
+    version: r.version,
+    kind: r.kind,
+    page: r.page_start,
+    page_end: r.page_end,
+    text: r.text,
+  }
+}
+
+/** What the cross-encoder and the answer model read for a chunk: where it is, then what it says. */
+export function passageText(r: Pick<ChunkRecord, 'heading' | 'text'>): string {
+  return r.heading ? `${r.heading}\n\n${r.text}` : r.text
+}
+
+export async function fetchChunks(db: Queryable, ids: string[]): Promise<Map<string, ChunkRecord>> {
+  if (ids.length === 0) return new Map()
+  const { rows } = await db.query<ChunkRecord>(
+    `SELECT id, collection_id, path, heading, version, kind, page_start, page_end, text FROM chunks WHERE id = ANY($1::text[])`,
+    [ids],
+  )
+  return new Map(rows.map((r) => [r.id, r]))
+}
