@@ -11,7 +11,12 @@ Checks, per line:
   * every gold path exists (relative to the corpus folder) and its heading is
     either "" (page intro) or the plain text of a `##` / `###` heading line in
     that file (fenced code blocks are skipped, markup is stripped);
-  * a scoped question's gold paths are in its version or unversioned.
+  * a scoped question's gold paths are in its version or unversioned;
+  * optional fields, when present, are well formed: "phrasing" (one of PHRASINGS),
+    "named_version" (a corpus version the text names), "note" (string),
+    "follow_up_of" (id of an EARLIER question) with "history" (non-empty list of
+    {"question": str} turns; both or neither), and "page" (1-based int) on a gold
+    entry. Any other extra field is still an error.
 
 Usage:
   python3 evals/datasets/mcp-docs/check_questions.py \
@@ -42,6 +47,16 @@ KINDS = {
     "smalltalk",
 }
 FIELDS = ["id", "question", "version", "answerable", "gold", "facts", "kind"]
+OPTIONAL_FIELDS = ["phrasing", "named_version", "note", "follow_up_of", "history"]
+PHRASINGS = {
+    "plain",
+    "typo",
+    "long",
+    "acronym",
+    "follow-up",
+    "version-in-text",
+    "sloppy",
+}
 VERSION_SEG = re.compile(r"^(\d{4}-\d{2}-\d{2}|v?\d+(\.\d+)+|draft|next|latest)$")
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 HEADING = re.compile(r"^(#{2,3})\s+(.*?)\s*#*\s*$")
@@ -134,8 +149,27 @@ def main() -> int:
         n += 1
         qid = q.get("id")
         where = f"line {lineno} ({qid})"
-        if sorted(q.keys()) != sorted(FIELDS):
-            errors.append(f"{where}: fields {sorted(q.keys())} != {sorted(FIELDS)}")
+        missing_f = [f for f in FIELDS if f not in q]
+        extra_f = [f for f in q if f not in FIELDS and f not in OPTIONAL_FIELDS]
+        if missing_f or extra_f:
+            errors.append(f"{where}: missing fields {missing_f}, unknown fields {extra_f} (contract: {FIELDS}, optional: {OPTIONAL_FIELDS})")
+        if "phrasing" in q and q["phrasing"] not in PHRASINGS:
+            errors.append(f"{where}: phrasing {q['phrasing']!r} not in {sorted(PHRASINGS)}")
+        if "note" in q and (not isinstance(q["note"], str) or not q["note"].strip()):
+            errors.append(f"{where}: note must be a non-empty string")
+        if "named_version" in q and (not isinstance(q["named_version"], str) or q["named_version"] not in versions):
+            errors.append(f"{where}: named_version {q['named_version']!r} is not a corpus version")
+        if ("follow_up_of" in q) != ("history" in q):
+            errors.append(f"{where}: follow_up_of and history go together")
+        if "follow_up_of" in q and q["follow_up_of"] not in ids:
+            errors.append(f"{where}: follow_up_of {q['follow_up_of']!r} is not the id of an earlier question")
+        if "history" in q:
+            hist = q["history"]
+            if not isinstance(hist, list) or not hist or not all(
+                isinstance(t, dict) and sorted(t.keys()) == ["question"] and isinstance(t["question"], str) and t["question"].strip()
+                for t in hist
+            ):
+                errors.append(f"{where}: history must be a non-empty list of {{\"question\": str}} turns")
         if not isinstance(qid, str) or not qid:
             errors.append(f"{where}: id must be a non-empty string")
         elif qid in ids:
@@ -176,9 +210,11 @@ def main() -> int:
         seen_gold = set()
         for gi, gd in enumerate(gold):
             gw = f"{where} gold[{gi}]"
-            if not isinstance(gd, dict) or sorted(gd.keys()) != ["heading", "path"]:
-                errors.append(f"{gw}: must be {{path, heading}}")
+            if not isinstance(gd, dict) or sorted(k for k in gd.keys() if k != "page") != ["heading", "path"]:
+                errors.append(f"{gw}: must be {{path, heading}} plus optional page")
                 continue
+            if "page" in gd and (not isinstance(gd["page"], int) or isinstance(gd["page"], bool) or gd["page"] < 1):
+                errors.append(f"{gw}: page must be a 1-based integer")
             path, heading = gd["path"], gd["heading"]
             if not isinstance(path, str) or not isinstance(heading, str):
                 errors.append(f"{gw}: path/heading must be strings")
