@@ -1,5 +1,8 @@
 import { z } from 'zod'
+import { ModelRole } from './models'
 import { Scope, SearchMode, SearchResult } from './search'
+
+export { ModelRole }
 
 /**
  * The one contract between the renderer and the engine, in the style of Actual Budget's handler
@@ -26,9 +29,10 @@ export const CollectionInfo = z.object({
 export type CollectionInfo = z.infer<typeof CollectionInfo>
 
 export const FileIssue = z.object({ path: z.string(), reason: z.string() })
+export type FileIssue = z.infer<typeof FileIssue>
 
+/** How far an import is; the engine reports it as it goes, the host adds the job it belongs to. */
 export const ImportProgress = z.object({
-  jobId: z.string(),
   phase: z.enum(['scanning', 'importing', 'embedding', 'pruning', 'done', 'cancelled']),
   collection: z.string(),
   filesTotal: z.number(),
@@ -43,9 +47,16 @@ export const ImportProgress = z.object({
   bytesTotal: z.number(),
   bytesDone: z.number(),
   elapsedMs: z.number(),
+  /**
+   * Estimated time left: the bytes still to go at the rate of the documents actually read since
+   * the import phase began (files skipped as unchanged by size and time do not count, or a resumed
+   * import would promise to end at once); null until there is a rate, 0 when done.
+   */
   etaMs: z.number().nullable(),
 })
 export type ImportProgress = z.infer<typeof ImportProgress>
+export const ImportJobProgress = ImportProgress.extend({ jobId: z.string() })
+export type ImportJobProgress = z.infer<typeof ImportJobProgress>
 
 export const ImportReport = z.object({
   collection: z.string(),
@@ -63,6 +74,15 @@ export const ImportReport = z.object({
   cancelled: z.boolean(),
   notices: z.array(z.string()),
   ms: z.number(),
+  /** Where the time went, in ms: listing files, reading, parsing, chunking, embedding (model calls only), writing. */
+  timings: z.object({
+    walk: z.number(),
+    read: z.number(),
+    parse: z.number(),
+    chunk: z.number(),
+    embed: z.number(),
+    write: z.number(),
+  }),
 })
 export type ImportReport = z.infer<typeof ImportReport>
 
@@ -94,8 +114,6 @@ export const SourceView = z.object({
   pdf_base64: z.string().nullable(),
 })
 export type SourceView = z.infer<typeof SourceView>
-
-export const ModelRole = z.enum(['embedding', 'reranker', 'llm'])
 
 export const ModelStatus = z.object({
   role: ModelRole,
@@ -172,7 +190,7 @@ export const InvokeMap = {
 
 /** Events pushed from the engine to the renderer: name -> payload schema. */
 export const EventMap = {
-  'import.progress': ImportProgress,
+  'import.progress': ImportJobProgress,
   'import.done': z.object({ jobId: z.string(), report: ImportReport.nullable(), error: z.string().nullable() }),
   'ask.event': z.object({ requestId: z.string(), event: z.unknown() }),
   /**

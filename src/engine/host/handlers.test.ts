@@ -151,6 +151,20 @@ describe('engine host dispatch', () => {
     expect(failures.map((f) => f.path)).toEqual(['broken.pdf'])
   })
 
+  it('sends the import report through the contract whole, timings included', async () => {
+    const done = (await waitFor((e) => e.event === 'import.done' && idOf(e) !== undefined)).payload as EventPayload<'import.done'>
+    expect(done.report?.collection).toBe('manual')
+    // The host validates every event with the contract's schema, which drops fields it does not know.
+    expect(done.report?.timings).toEqual({
+      walk: expect.any(Number),
+      read: expect.any(Number),
+      parse: expect.any(Number),
+      chunk: expect.any(Number),
+      embed: expect.any(Number),
+      write: expect.any(Number),
+    })
+  })
+
   it('searches with the contract shape only (no trace leaks through)', async () => {
     const res = ok(
       await host.dispatch('search', {

@@ -107,6 +107,7 @@ function emptyReport(collection: string, root: string, notice: string): ImportRe
     cancelled: true,
     notices: [notice],
     ms: 0,
+    timings: { walk: 0, read: 0, parse: 0, chunk: 0, embed: 0, write: 0 },
   }
 }
 

@@ -24,6 +24,10 @@ import { detectKind, detectVersion } from './versions'
 import { describeFsError, normaliseRelativePaths, walkFolder, walkPaths, type WalkIssue } from './walk'
 import { parseFile, parserFor } from './parsers/index'
 import { finishImportJob, recordImportProgress, startImportJob } from './jobs'
+import type { ImportProgress, ImportReport } from '../../shared/api'
+
+// The report and progress cross to the app as they are: their one definition is the contract's.
+export type { ImportProgress, ImportReport }
 
 /** What the importer needs from an embedding model (see models/embedder.ts). */
 export interface EmbedderLike {
@@ -32,54 +36,11 @@ export interface EmbedderLike {
   embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>
 }
 
-export interface ImportProgress {
-  phase: 'scanning' | 'importing' | 'embedding' | 'pruning' | 'done' | 'cancelled'
-  collection: string
-  filesTotal: number
-  filesDone: number
-  currentFile: string | null
-  imported: number
-  unchanged: number
-  failed: number
-  skipped: number
-  chunksWritten: number
-  textsEmbedded: number
-  bytesTotal: number
-  bytesDone: number
-  elapsedMs: number
-  /**
-   * Estimated time left: the bytes still to go at the rate of the documents actually read since
-   * the import phase began (files skipped as unchanged by size and time do not count, or a resumed
-   * import would promise to end at once); null until there is a rate, 0 when done.
-   */
-  etaMs: number | null
-}
-
 /** One document the import added, changed, removed or could not read (the watcher's change sets). */
 export interface DocumentChange {
   path: string
   change: 'added' | 'changed' | 'removed' | 'failed'
   reason?: string
-}
-
-export interface ImportReport {
-  collection: string
-  root: string
-  files_seen: number
-  imported: number
-  unchanged: number
-  skipped: number
-  failed: { path: string; reason: string }[]
-  skipped_files: { path: string; reason: string }[]
-  pruned: number
-  chunks_total: number
-  chunks_written: number
-  texts_embedded: number
-  cancelled: boolean
-  notices: string[]
-  ms: number
-  /** Where the time went, in ms: listing files, reading, parsing, chunking, embedding (model calls only), writing. */
-  timings: { walk: number; read: number; parse: number; chunk: number; embed: number; write: number }
 }
 
 export interface ImportOptions {

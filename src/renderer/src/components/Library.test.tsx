@@ -86,6 +86,7 @@ describe('library', () => {
           cancelled: false,
           notices: [],
           ms: 12300,
+          timings: { walk: 10, read: 2000, parse: 3000, chunk: 800, embed: 6000, write: 490 },
         },
       }),
     )

@@ -1,14 +1,11 @@
 import { create } from 'zustand'
-import type { CollectionInfo, EventPayload, ImportProgress, ImportReport } from '../../../shared/api'
+import type { CollectionInfo, EventPayload, FileIssue, ImportProgress, ImportReport } from '../../../shared/api'
 import { call, errorMessage } from '../docent'
 import { useNav } from './nav'
 
 /** Collections, running import jobs with their progress, and the files that failed and why. */
 
-export interface FileIssue {
-  path: string
-  reason: string
-}
+export type { FileIssue }
 
 export interface ImportJob {
   jobId: string
@@ -40,7 +37,7 @@ interface LibraryState {
   cancel(jobId: string): Promise<void>
   loadFailures(collection: string): Promise<void>
   dismissJob(jobId: string): void
-  onProgress(p: ImportProgress): void
+  onProgress(p: EventPayload<'import.progress'>): void
   onDone(d: EventPayload<'import.done'>): void
 }
 
