@@ -1,11 +1,11 @@
+import { Parser } from 'htmlparser2'
 import mammoth from 'mammoth'
 import type { ParsedDocument, ParserFn } from '../types'
 import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { walkHtml } from './html'
-import { decodeEntities } from './mdx-syntax'
-import { looksLikeZip, readZipDirectory, readZipEntry, type ZipEntry } from './zip'
+import { looksLikeZip, openZip, type ZipArchive } from './zip'
 
 /**
  * DOCX via mammoth (to HTML) and the HTML walker, so Word headings (Heading 1..6, Title) become
@@ -29,15 +29,16 @@ function mb(n: number): string {
   return `${Math.round(n / (1024 * 1024))} MB`
 }
 
-/** Refuse archives that are not a DOCX or would unpack to far too much. Returns the entries. */
-export function vetDocxZip(bytes: Uint8Array): ZipEntry[] {
+/** Refuse archives that are not a DOCX or would unpack to far too much. Returns the opened archive. */
+export async function vetDocxZip(bytes: Uint8Array): Promise<ZipArchive> {
   if (OLE_MAGIC.every((v, i) => bytes[i] === v)) {
     throw new ParseError(
       'file is an old-format Word document (.doc) or a password-protected DOCX; save it as an unprotected .docx',
     )
   }
   if (!looksLikeZip(bytes)) throw invalid('not a zip archive')
-  const entries = readZipDirectory(bytes, invalid)
+  const zip = await openZip(bytes, invalid)
+  const { entries } = zip
   let total = 0
   for (const e of entries) {
     total += e.uncompressedSize
@@ -55,43 +56,69 @@ export function vetDocxZip(bytes: Uint8Array): ZipEntry[] {
   }
   // The parts mammoth reads must really unpack to their declared sizes (a lying header is a bomb).
   for (const e of entries) {
-    if (/\.(xml|rels)$/i.test(e.name)) readZipEntry(bytes, e, invalid, MAX_TOTAL, 'DOCX')
+    if (/\.(xml|rels)$/i.test(e.name)) await zip.read(e, MAX_TOTAL, 'DOCX')
   }
-  return entries
+  return zip
 }
 
-function coreProperties(bytes: Uint8Array, entries: ZipEntry[]): Record<string, string> {
-  const core = entries.find((e) => e.name === 'docProps/core.xml')
+/** Core properties element -> meta key. */
+const CORE_FIELDS: Record<string, string> = {
+  'dc:title': 'title',
+  'dc:subject': 'subject',
+  'dc:creator': 'author',
+  'cp:keywords': 'keywords',
+  'dc:description': 'description',
+  'cp:version': 'version',
+  'cp:revision': 'revision',
+  'dcterms:created': 'created',
+  'dcterms:modified': 'modified',
+}
+
+async function coreProperties(zip: ZipArchive): Promise<Record<string, string>> {
+  const core = zip.entries.find((e) => e.name === 'docProps/core.xml')
   if (!core) return {}
   let xml: string
   try {
-    xml = new TextDecoder('utf-8').decode(readZipEntry(bytes, core, invalid, 1024 * 1024))
+    xml = new TextDecoder('utf-8').decode(await zip.read(core, 1024 * 1024))
   } catch {
     return {}
   }
   const out: Record<string, string> = {}
-  const fields: [string, string][] = [
-    ['dc:title', 'title'],
-    ['dc:subject', 'subject'],
-    ['dc:creator', 'author'],
-    ['cp:keywords', 'keywords'],
-    ['dc:description', 'description'],
-    ['cp:version', 'version'],
-    ['cp:revision', 'revision'],
-    ['dcterms:created', 'created'],
-    ['dcterms:modified', 'modified'],
-  ]
-  for (const [tag, key] of fields) {
-    const m = new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]{0,5000}?)</${tag}>`).exec(xml)
-    const v = m ? decodeEntities(m[1]!).replace(/\s+/g, ' ').trim() : ''
-    if (v) out[key] = v
-  }
+  // Text of each known element that is a direct child of the root; nested markup is read as text.
+  let field: string | null = null
+  let depth = 0
+  let text = ''
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        depth++
+        if (depth === 2 && CORE_FIELDS[name]) {
+          field = CORE_FIELDS[name]
+          text = ''
+        }
+      },
+      ontext(t) {
+        if (field) text += t
+      },
+      onclosetag() {
+        if (depth === 2 && field) {
+          const v = text.replace(/\s+/g, ' ').trim()
+          if (v && !out[field]) out[field] = v
+          field = null
+        }
+        depth--
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
+  )
+  parser.write(xml)
+  parser.end()
   return out
 }
 
 export const parseDocx: ParserFn = guarded('DOCX', async (bytes) => {
-  const entries = vetDocxZip(bytes)
-  const meta: Record<string, unknown> = coreProperties(bytes, entries)
+  const zip = await vetDocxZip(bytes)
+  const meta: Record<string, unknown> = await coreProperties(zip)
   let html: string
   try {
     const result = await mammoth.convertToHtml(
