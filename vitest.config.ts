@@ -7,7 +7,7 @@ import react from '@vitejs/plugin-react'
 export default defineConfig({
   plugins: [react()],
   test: {
-    include: ['src/**/*.test.{ts,tsx}', 'evals/**/*.test.ts', 'e2e/**/*.test.ts'],
+    include: ['src/**/*.test.{ts,tsx}', 'evals/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/*.faults.test.ts'],
     environment: 'node',
     testTimeout: 120_000,
