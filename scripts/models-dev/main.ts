@@ -8,7 +8,7 @@
  * folder exactly as it was. See README.md.
  */
 import { existsSync, rmSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -146,6 +146,7 @@ export async function install(opts: Options, log: (msg: string) => void = consol
     }
     for (const b of built) manifest.models[b.record.path] = b.record
     await writeManifest(modelsDir, manifest)
+    await chooseChatModelIfUnset(modelsDir)
     await rm(staging, { recursive: true, force: true })
     return { installed: built.map((b) => b.record.path), upToDate }
   } catch (err) {
@@ -160,6 +161,24 @@ export async function install(opts: Options, log: (msg: string) => void = consol
   } finally {
     process.removeListener('SIGINT', cleanup)
   }
+}
+
+/**
+ * With several GGUFs installed and no choice made, the app takes the first by name (gemma, the
+ * weakest). Name the default chat model in settings.json unless the person already chose one.
+ */
+async function chooseChatModelIfUnset(modelsDir: string): Promise<void> {
+  const file = path.join(modelsDir, 'settings.json')
+  let settings: Record<string, unknown> = {}
+  try {
+    settings = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
+  } catch {
+    // No settings yet.
+  }
+  if (typeof settings['llm'] === 'string' && existsSync(path.join(modelsDir, 'llm', settings['llm']))) return
+  const preferred = [findLlm(DEFAULT_LLM), ...LLMS].find((m) => existsSync(path.join(modelsDir, installPath(m))))
+  if (!preferred || preferred.role !== 'llm') return
+  await writeFile(file, JSON.stringify({ ...settings, llm: preferred.fileName }, null, 2) + '\n')
 }
 
 async function main(): Promise<number> {
