@@ -1,0 +1,62 @@
+import type { ChunkRow, DocumentRow } from '../../store/writer'
+import { chunkId, sha256Hex } from '../../store/ids'
+import { countWords, extractExactTerms } from '../../retrieve/exact-terms'
+import { type TokenCounter, chunkDocument, embeddingText, DEFAULT_CHUNK_OPTIONS } from '../chunker'
+import type { ParsedFile } from './parse'
+import type { PlannedFile } from './plan'
+
+/** A document ready to embed and write: its row, its chunks, and the text each chunk is embedded as. */
+export interface PreparedDocument {
+  doc: DocumentRow
+  chunks: ChunkRow[]
+  /** Per chunk, in order: the text embedded for it (breadcrumb and body). */
+  texts: string[]
+  /** For the watcher's change sets: whether the document was stored before. */
+  change: 'added' | 'changed'
+}
+
+export interface ChunkOptions {
+  collection: string
+  tokenCounter: TokenCounter
+  /** The chunker signature stored with the document, so a change of chunker re-imports it. */
+  signature: string
+}
+
+/** The chunk stage: splits a parsed document into chunk rows, embeddings still empty. */
+export function chunkParsed(item: PlannedFile, file: ParsedFile, opts: ChunkOptions): PreparedDocument {
+  const rel = item.file.relativePath
+  const chunks: ChunkRow[] = []
+  const texts: string[] = []
+  for (const c of chunkDocument(file.parsed, opts.tokenCounter, DEFAULT_CHUNK_OPTIONS)) {
+    const text = embeddingText(c.breadcrumb, c.text)
+    texts.push(text)
+    chunks.push({
+      id: chunkId(opts.collection, rel, c.breadcrumb, c.ordinal),
+      ordinal: c.ordinal,
+      heading: c.breadcrumb.join(' > '),
+      pageStart: c.pageStart,
+      pageEnd: c.pageEnd,
+      text: c.text,
+      embedHash: sha256Hex(text),
+      tokenCount: c.tokenCount,
+      lexLen: countWords(text),
+      exactTerms: extractExactTerms(text),
+      embedding: null,
+      embeddingModel: null,
+    })
+  }
+  const doc: DocumentRow = {
+    id: item.docId,
+    collectionId: opts.collection,
+    path: rel,
+    size: item.file.size,
+    mtimeMs: item.file.mtimeMs,
+    sha256: file.sha,
+    version: file.version,
+    kind: file.kind,
+    title: file.parsed.title,
+    pageCount: file.parsed.pageCount ?? null,
+    chunker: opts.signature,
+  }
+  return { doc, chunks, texts, change: item.decision === 'new' ? 'added' : 'changed' }
+}
