@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { EventName, EventPayload, Result } from '../../src/shared/api'
 import { Engine } from '../../src/engine/engine'
-import { createEngineHost, type EngineHost } from '../../src/engine/host/handlers'
+import { createEngineHost, type EngineHost } from '../../src/engine/host/host'
 import { installDocentStandIn } from './page-api'
 import { serveStatic, type StaticServer } from './static-server'
 

@@ -10,10 +10,13 @@ import { approximateTokenCounter, type TokenCounter } from './ingest/chunker'
 import { compareVersions } from './ingest/versions'
 import { resolveScope } from './retrieve/scope'
 import { searchChunks, type RetrievalTrace } from './retrieve/search'
-import { activeModelPath, defaultDataDir, defaultModelsDir } from './paths'
+import { defaultDataDir, defaultModelsDir } from './paths'
+import { activeModelPath } from './models/active'
 import type { Embedder } from './models/runtime/embedder'
 import type { Reranker } from './models/runtime/reranker'
 import type { Scope, SearchMode, SearchResult } from '../shared/search'
+import type { CollectionInfo } from '../shared/api'
+import { MODEL_ROLES, type ModelRole } from '../shared/models'
 import type { AskRequest, AskResult } from '../shared/answer'
 import type { ChatModelLike } from './answer/types'
 import { askWithEngine, type EngineAskOptions } from './answer/ask'
@@ -33,17 +36,6 @@ export interface EngineOptions {
   /** Database folder; null for an in-memory database (tests). */
   dataDir?: string | null
   modelsDir?: string
-}
-
-export interface CollectionInfo {
-  id: string
-  root: string
-  documents: number
-  failed: number
-  chunks: number
-  embedded: number
-  versions: string[]
-  last_sync_at: string | null
 }
 
 export interface ChunkSource {
@@ -332,7 +324,7 @@ export class Engine {
    * what is active now (after a download, an import or a change of active model). Call it when no
    * import or question is using them: the host waits for its jobs to finish first.
    */
-  async reloadModels(roles: readonly ('embedding' | 'reranker' | 'llm')[] = ['embedding', 'reranker', 'llm']): Promise<void> {
+  async reloadModels(roles: readonly ModelRole[] = MODEL_ROLES): Promise<void> {
     const old: (Promise<Loaded<{ dispose(): unknown }>> | null)[] = []
     if (roles.includes('embedding')) {
       old.push(this.embedderP)

@@ -1,4 +1,3 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -17,31 +16,3 @@ export function appHome(): string {
 
 export const defaultDataDir = (): string => path.join(appHome(), 'index')
 export const defaultModelsDir = (): string => path.join(appHome(), 'models')
-
-export type ModelRole = 'embedding' | 'reranker' | 'llm'
-
-/**
- * The model to use for a role: the one named in <models>/settings.json, else the only one (or the
- * first by name) installed for that role. Returns the model's folder (or .gguf file) or null.
- */
-export function activeModelPath(modelsDir: string, role: ModelRole): string | null {
-  const roleDir = path.join(modelsDir, role)
-  if (!existsSync(roleDir)) return null
-  let chosen: string | undefined
-  try {
-    const settings = JSON.parse(readFileSync(path.join(modelsDir, 'settings.json'), 'utf8')) as Record<string, unknown>
-    const name = settings[role]
-    if (typeof name === 'string' && name && !name.includes('..')) chosen = name
-  } catch {
-    // No settings yet: fall back to what is installed.
-  }
-  if (chosen && existsSync(path.join(roleDir, chosen))) return path.join(roleDir, chosen)
-  const entries = readdirSync(roleDir)
-    .filter((n) => !n.startsWith('.'))
-    .filter((n) => {
-      const st = statSync(path.join(roleDir, n))
-      return role === 'llm' ? st.isFile() && n.endsWith('.gguf') : st.isDirectory()
-    })
-    .sort()
-  return entries.length ? path.join(roleDir, entries[0]!) : null
-}

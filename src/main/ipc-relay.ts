@@ -2,18 +2,13 @@ import { z } from 'zod'
 import { InvokeMap, isInvokeName, type Result } from '../shared/api'
 import { ErrorCode, errorResult, type InternalName } from '../engine/host/protocol'
 
+export { IPC_CHANNELS } from '../shared/channels'
+
 /**
  * The IPC relay's logic, free of Electron so it can be tested: the sender check, then the
  * contract's name and input validation, before anything is forwarded to the engine process. Garbage
  * from a compromised renderer is answered here and never reaches the engine (which validates again).
  */
-
-export const IPC_CHANNELS = {
-  invoke: 'docent:invoke',
-  event: 'docent:event',
-  pickFolder: 'docent:pickFolder',
-  openExternal: 'docent:openExternal',
-} as const
 
 export interface EngineRequester {
   request(method: string, input: unknown): Promise<Result<unknown>>

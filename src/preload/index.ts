@@ -1,18 +1,12 @@
 import { contextBridge, ipcRenderer, webUtils } from 'electron'
 import type { DocentApi, EventName, EventPayload } from '../shared/api'
+import { IPC_CHANNELS as CHANNELS } from '../shared/channels'
 
 /**
  * The renderer's only door: one typed `api` exposed as `window.docent`. Type-only imports from the
  * contract keep this sandboxed preload tiny; the main process validates every call against the
- * contract's schemas. Channel names mirror src/main/ipc-relay.ts IPC_CHANNELS.
+ * contract's schemas. The channel names come from the module the main process uses too.
  */
-
-const CHANNELS = {
-  invoke: 'docent:invoke',
-  event: 'docent:event',
-  pickFolder: 'docent:pickFolder',
-  openExternal: 'docent:openExternal',
-} as const
 
 type Listener = (payload: unknown) => void
 const listeners = new Map<string, Set<Listener>>()

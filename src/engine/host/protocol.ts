@@ -104,8 +104,3 @@ export const ErrorCode = {
 export function errorResult(message: string, code?: string): { ok: false; error: { message: string; code?: string } } {
   return { ok: false, error: code === undefined ? { message } : { message, code } }
 }
-
-export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name
-  return String(err)
-}

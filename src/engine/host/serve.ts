@@ -1,6 +1,7 @@
 import { Engine } from '../engine'
-import { createEngineHost, type EngineHost } from './handlers'
-import { errorMessage, errorResult, ErrorCode, parseToHost, type FromHost } from './protocol'
+import { createEngineHost, type EngineHost } from './host'
+import { errorMessage } from '../../shared/errors'
+import { errorResult, ErrorCode, parseToHost, type FromHost } from './protocol'
 
 /**
  * Serves the engine over a message port (protocol.ts). The port is whatever the process was given:
@@ -83,7 +84,7 @@ export async function serveEngine(port: HostPort, opts: ServeOptions): Promise<v
   host = createEngineHost(engine, {
     dataDir: opts.dataDir,
     modelsDir: opts.modelsDir,
-    ...(opts.appVersion ? { appVersion: opts.appVersion } : {}),
+    appVersion: opts.appVersion,
     emit: (event, payload) => port.postMessage({ type: 'event', event, payload }),
     watchFolders: opts.watchFolders ?? true,
   })

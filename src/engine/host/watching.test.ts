@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
-import { createEngineHost, type EngineHost } from './handlers'
+import { createEngineHost, type EngineHost } from './host'
 import { tempDir } from '../../test-support/paths'
 import type { EventName } from '../../shared/api'
 

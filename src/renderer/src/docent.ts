@@ -28,6 +28,4 @@ export async function call<K extends InvokeName>(name: K, input: InvokeInput<K>)
   return res.value
 }
 
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
-}
+export { errorMessage } from '../../shared/errors'

@@ -25,6 +25,7 @@ import {
   type PinsLock,
   type Settings,
 } from './store'
+import { activeModelName } from '../active'
 import { MODEL_ROLES, isModelRole, type InstalledFile, type InstalledModel, type ModelRole, type ModelStatus } from './types'
 
 export interface ModelManagerOptions {
@@ -138,6 +139,7 @@ export class ModelManager {
         role,
         active,
         installed: activeModel !== null,
+        inUse: activeModel ? activeModel.name : activeModelName(this.modelsDir, role),
         activeModel,
         models,
         defaultCatalogId: defaultCatalogEntry(role, this.catalog).id,

@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises'
 import { z } from 'zod'
-import type { ModelRole } from './types'
+import { MODEL_ROLES, ModelRole } from '../../../shared/models'
 
 /** The manager's small JSON files. Every write goes to a temporary file that is then renamed over the old one. */
 
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/)
-const Role = z.enum(['embedding', 'reranker', 'llm'])
 
 export const InstalledRecord = z.object({
-  role: Role,
+  role: ModelRole,
   name: z.string(),
   source: z.enum(['download', 'import']),
   catalogId: z.string().nullable(),
@@ -73,7 +72,7 @@ export async function readSettings(file: string): Promise<Settings> {
   const raw = await readJson(file)
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return {}
   const out: Settings = { ...(raw as Record<string, unknown>) }
-  for (const role of ['embedding', 'reranker', 'llm'] as const) {
+  for (const role of MODEL_ROLES) {
     const v = out[role]
     if (v !== undefined && v !== null && typeof v !== 'string') delete out[role]
   }

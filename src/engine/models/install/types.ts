@@ -1,5 +1,5 @@
 /**
- * Shapes shared by the model manager's parts. Plain data (ModelRole comes from ../paths, type only).
+ * Shapes shared by the model manager's parts. Plain data; the roles are the contract's (src/shared/models.ts).
  *
  * Layout of a models folder (what the loaders in ../models read):
  *   <models>/embedding/<name>/   ONNX model folder (config.json, tokenizer.json, tokenizer_config.json,
@@ -13,14 +13,9 @@
  *   <models>/.staging/<id>/      downloads and imports in progress; never read by loaders
  */
 
-import type { ModelRole } from '../../paths'
+import type { ModelRole } from '../../../shared/models'
 
-export type { ModelRole }
-export const MODEL_ROLES: readonly ModelRole[] = ['embedding', 'reranker', 'llm']
-
-export function isModelRole(value: unknown): value is ModelRole {
-  return value === 'embedding' || value === 'reranker' || value === 'llm'
-}
+export { MODEL_ROLES, isModelRole, type ModelRole } from '../../../shared/models'
 
 /** How an installed model came to be there. 'fixture': found on disk but not installed by the manager (hashes unknown). */
 export type ModelSource = 'download' | 'import' | 'fixture'
@@ -59,6 +54,11 @@ export interface ModelStatus {
   active: string | null
   /** True when the active model is present on disk. */
   installed: boolean
+  /**
+   * The model the engine loads for this role (../active.ts): the active one when it is on disk,
+   * else the first installed one; null when there is none.
+   */
+  inUse: string | null
   /** The active model's details (sizes, hashes, source), when it is installed. */
   activeModel: InstalledModel | null
   /** Every model of this role present on disk. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EventName, EventPayload, Result } from '../../shared/api'
 import { Engine } from '../engine'
 import { fixtureModels, tempDir } from '../../test-support/paths'
-import { createEngineHost, type EngineHost } from './handlers'
+import { createEngineHost, type EngineHost } from './host'
 import { resolveInsideRoot, SourceError } from './source'
 import { makeDocx, makePdf } from '../ingest/parsers/__fixtures__/generate'
 
