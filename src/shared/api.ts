@@ -124,6 +124,7 @@ export const ModelStatus = z.object({
   source: z.enum(['download', 'import', 'fixture']).nullable(),
   problem: z.string().nullable(),
 })
+export type ModelStatus = z.infer<typeof ModelStatus>
 
 export const ModelProgress = z.object({
   jobId: z.string(),

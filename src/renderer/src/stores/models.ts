@@ -1,13 +1,12 @@
 import { create } from 'zustand'
-import { z } from 'zod'
-import type { EventPayload, InvokeOutput, ModelStatus as ModelStatusSchema, Settings } from '../../../shared/api'
+import type { EventPayload, InvokeOutput, ModelStatus, Settings } from '../../../shared/api'
+import type { ModelRole } from '../../../shared/models'
 import { call, errorMessage } from '../docent'
 import { useNav } from './nav'
 
 /** Model status per role, downloads with progress, settings and what hardware the engine found. */
 
-export type ModelStatus = z.infer<typeof ModelStatusSchema>
-export type ModelRole = ModelStatus['role']
+export type { ModelRole, ModelStatus }
 export type ModelProgress = EventPayload<'models.progress'>
 export type AppInfo = InvokeOutput<'app.info'>
 
