@@ -1,35 +1,26 @@
-import { existsSync, readdirSync } from 'node:fs'
-import path from 'node:path'
+import { existsSync } from 'node:fs'
 import type { Db } from './store/db'
 import { openPGlite } from './store/db'
 import { migrate } from './store/migrations'
-import { ensureVectorIndex, HNSW_SETTINGS } from './store/vector-index'
+import { HNSW_SETTINGS } from './store/vector-index'
 import { collectionSlug } from './store/ids'
 import { importFolder, embedMissing, type ImportProgress, type ImportReport } from './ingest/importer'
-import { approximateTokenCounter, type TokenCounter } from './ingest/chunker'
+import type { TokenCounter } from './ingest/chunker'
 import { compareVersions } from './ingest/versions'
 import { resolveScope } from './retrieve/scope'
 import { searchChunks, type RetrievalTrace } from './retrieve/search'
 import { defaultDataDir, defaultModelsDir } from './paths'
-import { activeModelPath } from './models/active'
+import { LoadedModels, type ChatModel, type Loaded } from './models/loaded'
 import type { Embedder } from './models/runtime/embedder'
 import type { Reranker } from './models/runtime/reranker'
 import type { Scope, SearchMode, SearchResult } from '../shared/search'
 import type { CollectionInfo } from '../shared/api'
-import { MODEL_ROLES, type ModelRole } from '../shared/models'
+import type { ModelRole } from '../shared/models'
 import type { AskRequest, AskResult } from '../shared/answer'
-import type { ChatModelLike } from './answer/types'
 import { askWithEngine, type EngineAskOptions } from './answer/ask'
 import { AnswerStore, type StoredTrace } from './answer/store'
 import { unfinishedImports, type UnfinishedImport } from './ingest/jobs'
-import {
-  modelFolderOf,
-  readIndexModel,
-  switchIndexModel,
-  writeIndexModel,
-  type SwitchProgress,
-  type SwitchReport,
-} from './ingest/embedding-switch'
+import type { SwitchProgress, SwitchReport } from './ingest/embedding-switch'
 import { watchCollection, type CollectionWatch, type WatchOptions } from './watch/collection-watcher'
 
 export interface EngineOptions {
@@ -52,11 +43,6 @@ export interface ChunkSource {
   text: string
 }
 
-interface Loaded<T> {
-  model: T | null
-  problem: string | null
-}
-
 /** A chunk with its place in the document, for reading a passage in context. */
 export interface PassageInContext {
   passage: ChunkSource & { kind: string | null; position: number | null }
@@ -72,19 +58,17 @@ export interface PassageInContext {
  * in plain Node.
  */
 export class Engine {
-  private embedderP: Promise<Loaded<Embedder>> | null = null
-  private rerankerP: Promise<Loaded<Reranker>> | null = null
-  private chatP: Promise<Loaded<ChatModelLike & { dispose(): unknown }>> | null = null
   /** Writers (imports, watcher syncs, the embedding switch's last step) take turns: see exclusive(). */
   private writeQueue: Promise<unknown> = Promise.resolve()
   private readonly watches = new Map<string, CollectionWatch>()
-  /** Models replaced while a search may still hold them: freed at reload or close. */
-  private retired: { dispose(): unknown }[] = []
+  private readonly models: LoadedModels
 
   private constructor(
     readonly db: Db,
     readonly modelsDir: string,
-  ) {}
+  ) {
+    this.models = new LoadedModels(db, modelsDir)
+  }
 
   static async open(opts: EngineOptions = {}): Promise<Engine> {
     const dataDir = opts.dataDir === undefined ? defaultDataDir() : opts.dataDir
@@ -101,51 +85,16 @@ export class Engine {
 
   /**
    * The embedding model the index answers with, loaded once; null (with the reason) when none is
-   * installed or it fails to load. Usually the selected one; after another model is selected it
-   * stays the one the index was built with (if still on disk) until switchEmbeddingModel()
-   * completes, so vector search never goes blind in between (ADR 0007).
+   * installed or it fails to load. Until switchEmbeddingModel() completes it stays the model the
+   * index was built with, even after another is selected (ADR 0007).
    */
   async embedder(): Promise<Loaded<Embedder>> {
-    this.embedderP ??= (async () => {
-      const dir = activeModelPath(this.modelsDir, 'embedding')
-      if (!dir) return { model: null, problem: `no embedding model is installed in ${this.modelsDir}` }
-      try {
-        // The model runs in a worker thread: its inference would otherwise stall searches meanwhile.
-        const { loadEmbedderThreaded: loadEmbedder } = await import('./models/runtime/embedder-thread')
-        const index = await readIndexModel(this.db)
-        const indexDir = index ? path.join(this.modelsDir, 'embedding', modelFolderOf(index.id)) : null
-        if (index && indexDir && indexDir !== dir && existsSync(indexDir)) {
-          const old = await loadEmbedder(indexDir).catch(() => null)
-          if (old && old.id === index.id) {
-            await ensureVectorIndex(this.db, old.id, old.dims)
-            return { model: old, problem: null }
-          }
-          await old?.dispose()
-        }
-        // The index model is this one, or gone (its vectors are re-embedded in place by the next import).
-        const model = await loadEmbedder(dir)
-        await ensureVectorIndex(this.db, model.id, model.dims)
-        if (index?.id !== model.id) await writeIndexModel(this.db, { id: model.id, dims: model.dims })
-        return { model, problem: null }
-      } catch (err) {
-        return {
-          model: null,
-          problem: `the embedding model could not be loaded (${err instanceof Error ? err.message : String(err)})`,
-        }
-      }
-    })()
-    return this.embedderP
+    return this.models.embedder()
   }
 
-  /**
-   * The selected embedding model when it is not the one the index answers with (a switch is due),
-   * else null. Compares folders: the ids carry the folder name.
-   */
+  /** The selected embedding model when it is not the one the index answers with (a switch is due), else null. */
   async embeddingSwitchPending(): Promise<{ from: string; to: string } | null> {
-    const dir = activeModelPath(this.modelsDir, 'embedding')
-    const { model } = await this.embedder()
-    if (!dir || !model || modelFolderOf(model.id) === path.basename(dir)) return null
-    return { from: model.id, to: path.basename(dir) }
+    return this.models.embeddingSwitchPending()
   }
 
   /**
@@ -157,32 +106,7 @@ export class Engine {
   async switchEmbeddingModel(
     opts: { signal?: AbortSignal; onProgress?: (p: SwitchProgress) => void } = {},
   ): Promise<SwitchReport | null> {
-    const pending = await this.embeddingSwitchPending()
-    const dir = activeModelPath(this.modelsDir, 'embedding')
-    if (!pending || !dir) return null
-    // The model runs in a worker thread: its inference would otherwise stall searches meanwhile.
-    const { loadEmbedderThreaded: loadEmbedder } = await import('./models/runtime/embedder-thread')
-    const target = await loadEmbedder(dir)
-    let report: SwitchReport
-    try {
-      report = await switchIndexModel(this.db, target, {
-        from: pending.from,
-        exclusive: (fn) => this.exclusive(fn),
-        ...(opts.signal ? { signal: opts.signal } : {}),
-        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-      })
-    } catch (err) {
-      await target.dispose()
-      throw err
-    }
-    if (!report.switched) {
-      await target.dispose()
-      return report
-    }
-    const old = await this.embedderP
-    if (old?.model) this.retired.push(old.model)
-    this.embedderP = Promise.resolve({ model: target, problem: null })
-    return report
+    return this.models.switchEmbedding({ ...opts, exclusive: (fn) => this.exclusive(fn) })
   }
 
   /** Runs writers one at a time: PGlite has one connection, and a sync must not race an import of the same documents. */
@@ -229,8 +153,8 @@ export class Engine {
             tokenCounter: await this.tokenCounter(),
             signal,
             onDocument,
-            ...(paths ? { onlyPaths: paths } : {}),
-            ...(source.kinds ? { kinds: source.kinds } : {}),
+            onlyPaths: paths ?? undefined,
+            kinds: source.kinds,
           })
         }),
       opts,
@@ -277,46 +201,12 @@ export class Engine {
   }
 
   async reranker(): Promise<Loaded<Reranker>> {
-    this.rerankerP ??= (async () => {
-      const dir = activeModelPath(this.modelsDir, 'reranker')
-      if (!dir) return { model: null, problem: `no reranker model is installed in ${this.modelsDir}` }
-      try {
-        const { loadReranker } = await import('./models/runtime/reranker')
-        return { model: await loadReranker(dir), problem: null }
-      } catch (err) {
-        return { model: null, problem: `the reranker could not be loaded (${err instanceof Error ? err.message : String(err)})` }
-      }
-    })()
-    return this.rerankerP
+    return this.models.reranker()
   }
 
   /** The active answer model (GGUF), loaded once; null (with the reason) when none is installed: ask then runs search-only. */
-  async chatModel(): Promise<Loaded<ChatModelLike & { dispose(): unknown }>> {
-    this.chatP ??= (async () => {
-      const file = activeModelPath(this.modelsDir, 'llm')
-      if (!file) return { model: null, problem: `no language model is installed in ${this.modelsDir}` }
-      const { loadChatModel } = await import('./models/runtime/llm')
-      let firstError: string | null = null
-      // The chosen model first; if it cannot load (truncated download, too little memory), the
-      // other installed ones in name order, so answers keep working; the notice says what happened.
-      const others = readdirSync(path.dirname(file))
-        .filter((f) => f.endsWith('.gguf') && path.join(path.dirname(file), f) !== file)
-        .sort()
-        .map((f) => path.join(path.dirname(file), f))
-      for (const candidate of [file, ...others]) {
-        try {
-          const model = await loadChatModel(candidate)
-          const problem = firstError
-            ? `the chosen language model could not be loaded (${firstError}); using ${path.basename(candidate)} instead`
-            : null
-          return { model, problem }
-        } catch (err) {
-          firstError ??= err instanceof Error ? err.message : String(err)
-        }
-      }
-      return { model: null, problem: `the language model could not be loaded (${firstError})` }
-    })()
-    return this.chatP
+  async chatModel(): Promise<Loaded<ChatModel>> {
+    return this.models.chatModel()
   }
 
   /**
@@ -324,28 +214,12 @@ export class Engine {
    * what is active now (after a download, an import or a change of active model). Call it when no
    * import or question is using them: the host waits for its jobs to finish first.
    */
-  async reloadModels(roles: readonly ModelRole[] = MODEL_ROLES): Promise<void> {
-    const old: (Promise<Loaded<{ dispose(): unknown }>> | null)[] = []
-    if (roles.includes('embedding')) {
-      old.push(this.embedderP)
-      this.embedderP = null
-    }
-    if (roles.includes('reranker')) {
-      old.push(this.rerankerP)
-      this.rerankerP = null
-    }
-    if (roles.includes('llm')) {
-      old.push(this.chatP)
-      this.chatP = null
-    }
-    for (const loaded of await Promise.all(old)) await loaded?.model?.dispose()
-    for (const m of this.retired.splice(0)) await m.dispose()
+  async reloadModels(roles?: readonly ModelRole[]): Promise<void> {
+    await this.models.reload(roles)
   }
 
   async tokenCounter(): Promise<TokenCounter> {
-    const { model } = await this.embedder()
-    if (!model) return approximateTokenCounter
-    return { id: `tokens:${model.id}`, count: (t) => model.countTokens(t) }
+    return this.models.tokenCounter()
   }
 
   async ingest(
@@ -362,7 +236,7 @@ export class Engine {
     // Another embedding model was selected: build its vectors beside the current ones and switch
     // first, so this import chunks and embeds with the new model (mostly from the cache).
     const sw = (await this.embeddingSwitchPending())
-      ? await this.switchEmbeddingModel(opts.signal ? { signal: opts.signal } : {})
+      ? await this.switchEmbeddingModel({ signal: opts.signal })
       : null
     if (sw && !sw.switched) {
       throw new Error(
@@ -375,13 +249,13 @@ export class Engine {
         collection,
         embedder,
         tokenCounter: await this.tokenCounter(),
-        ...(opts.signal ? { signal: opts.signal } : {}),
-        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-        ...(opts.kinds ? { kinds: opts.kinds } : {}),
+        signal: opts.signal,
+        onProgress: opts.onProgress,
+        kinds: opts.kinds,
       })
       if (embedder && !r.cancelled) {
         // Chunks imported before this model was installed (or whose model is gone) get embedded now.
-        const filled = await embedMissing(this.db, embedder, { collection, ...(opts.signal ? { signal: opts.signal } : {}) })
+        const filled = await embedMissing(this.db, embedder, { collection, signal: opts.signal })
         r.texts_embedded += filled.embedded
       }
       return r
@@ -519,13 +393,7 @@ export class Engine {
   async close(): Promise<void> {
     await Promise.all([...this.watches.values()].map((w) => w.stop()))
     await this.writeQueue
-    const [e, r, c] = await Promise.all([this.embedderP, this.rerankerP, this.chatP])
-    await Promise.all([
-      e?.model?.dispose(),
-      r?.model?.dispose(),
-      c?.model?.dispose(),
-      ...this.retired.splice(0).map((m) => m.dispose()),
-    ])
+    await this.models.dispose()
     await this.db.close()
   }
 }
