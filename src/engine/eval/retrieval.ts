@@ -1,6 +1,7 @@
 import type { Engine } from '../engine'
 import type { SearchMode } from '../../shared/search'
 import { type EvalQuestion, isHit } from './questions'
+import { round } from '../util/numbers'
 
 export interface RetrievalEvalReport {
   mode: SearchMode
@@ -29,8 +30,6 @@ export function percentile(values: number[], p: number): number {
   const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
   return sorted[idx]!
 }
-
-const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d
 
 /** Runs every answerable question through search and scores recall@5, recall@10 and MRR (first hit in the top 10). */
 export async function evalRetrieval(
@@ -70,9 +69,9 @@ export async function evalRetrieval(
     rerank: opts.rerank,
     questions: questions.length,
     answerable: per.length,
-    recall_at_5: round(per.filter((p) => p.first_hit_rank !== null && p.first_hit_rank <= 5).length / n),
-    recall_at_10: round(per.filter((p) => p.first_hit_rank !== null).length / n),
-    mrr: round(per.reduce((s, p) => s + (p.first_hit_rank ? 1 / p.first_hit_rank : 0), 0) / n),
+    recall_at_5: round(per.filter((p) => p.first_hit_rank !== null && p.first_hit_rank <= 5).length / n, 4),
+    recall_at_10: round(per.filter((p) => p.first_hit_rank !== null).length / n, 4),
+    mrr: round(per.reduce((s, p) => s + (p.first_hit_rank ? 1 / p.first_hit_rank : 0), 0) / n, 4),
     p50_ms: round(percentile(latencies, 50), 1),
     p95_ms: round(percentile(latencies, 95), 1),
     degraded,
