@@ -50,7 +50,9 @@ export interface PlanOptions {
 export async function planSync(db: Db, root: string, opts: PlanOptions, timer: StageTimer): Promise<SyncPlan> {
   const onlyPaths = opts.onlyPaths ? normaliseRelativePaths(opts.onlyPaths) : null
   const walkOptions = { isSupported: (rel: string) => parserFor(rel) !== null, maxBytes: maxBytesFor, signal: opts.signal }
-  const walk = await timer.time('walk', () => (onlyPaths ? walkPaths(root, onlyPaths, walkOptions) : walkFolder(root, walkOptions)))
+  const walk = await timer.time('walk', () =>
+    onlyPaths ? walkPaths(root, onlyPaths, walkOptions) : walkFolder(root, walkOptions),
+  )
   const states = await documentStates(db, opts.collection)
   const files = walk.files.map((file) => ({
     file,

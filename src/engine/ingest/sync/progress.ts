@@ -61,12 +61,7 @@ export class ProgressReporter {
     const p = this.state
     p.elapsedMs = now - this.started
     const rate = this.bytesWorked / Math.max(1, now - this.workStarted)
-    p.etaMs =
-      p.phase === 'done'
-        ? 0
-        : this.bytesWorked > 0 && rate > 0
-          ? Math.round((p.bytesTotal - p.bytesDone) / rate)
-          : null
+    p.etaMs = p.phase === 'done' ? 0 : this.bytesWorked > 0 && rate > 0 ? Math.round((p.bytesTotal - p.bytesDone) / rate) : null
     this.onProgress?.({ ...p })
   }
 }
