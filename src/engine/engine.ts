@@ -7,8 +7,7 @@ import { collectionSlug } from './store/ids'
 import { importFolder, embedMissing, type ImportProgress, type ImportReport } from './ingest/importer'
 import type { TokenCounter } from './ingest/chunker'
 import { compareVersions } from './ingest/versions'
-import { resolveScope } from './retrieve/scope'
-import { searchChunks, type RetrievalTrace } from './retrieve/search'
+import { resolveSearchScope, searchWithModels } from './retrieve/search'
 import { defaultDataDir, defaultModelsDir } from './paths'
 import { LoadedModels, type ChatModel, type Loaded } from './models/loaded'
 import type { Embedder } from './models/runtime/embedder'
@@ -16,9 +15,9 @@ import type { Reranker } from './models/runtime/reranker'
 import type { Scope, SearchMode, SearchResult } from '../shared/search'
 import type { CollectionInfo } from '../shared/api'
 import type { ModelRole } from '../shared/models'
-import type { AskRequest, AskResult } from '../shared/answer'
+import type { AskRequest, AskResult, RetrievalTrace, StoredTrace, Thread, ThreadSummary } from '../shared/answer'
 import { askWithEngine, type EngineAskOptions } from './answer/ask'
-import { AnswerStore, type StoredTrace } from './answer/store'
+import { AnswerStore } from './answer/store'
 import { unfinishedImports, type UnfinishedImport } from './ingest/jobs'
 import type { SwitchProgress, SwitchReport } from './ingest/embedding-switch'
 import { watchCollection, type CollectionWatch, type WatchOptions } from './watch/collection-watcher'
@@ -271,20 +270,13 @@ export class Engine {
     query: string,
     opts: { scope?: Partial<Scope>; mode?: SearchMode; rerank?: boolean; k?: number; signal?: AbortSignal } = {},
   ): Promise<SearchResult & { trace: RetrievalTrace; scope_label: string }> {
-    const scope = await resolveScope(this.db, {
-      collections: (opts.scope?.collections ?? []).map((c) => collectionSlug(c)),
-      version: opts.scope?.version ?? 'all',
+    const scope = await resolveSearchScope(this.db, opts.scope ?? {})
+    const { result } = await searchWithModels(this.db, this, query, scope, {
+      mode: opts.mode ?? 'hybrid',
+      rerank: !!opts.rerank,
+      k: opts.k ?? 10,
+      signal: opts.signal,
     })
-    const mode = opts.mode ?? 'hybrid'
-    const needsEmbedder = mode !== 'keyword'
-    const emb = needsEmbedder ? await this.embedder() : { model: null, problem: null }
-    const rr = opts.rerank ? await this.reranker() : { model: null, problem: null }
-    const result = await searchChunks(
-      { db: this.db, embedder: emb.model, reranker: rr.model, embedderProblem: emb.problem, rerankerProblem: rr.problem },
-      query,
-      scope,
-      { mode, rerank: !!opts.rerank, k: opts.k ?? 10, ...(opts.signal ? { signal: opts.signal } : {}) },
-    )
     return { ...result, scope_label: scope.label }
   }
 
@@ -294,12 +286,12 @@ export class Engine {
   }
 
   /** Conversation threads, most recently used first. */
-  async threads(): Promise<{ id: string; title: string; updated_at: string }[]> {
+  async threads(): Promise<ThreadSummary[]> {
     return new AnswerStore(this.db).listThreads()
   }
 
   /** One thread with its messages (each answer with its full verified result), or null. */
-  async thread(id: string): Promise<{ id: string; title: string; messages: Record<string, unknown>[] } | null> {
+  async thread(id: string): Promise<Thread | null> {
     return new AnswerStore(this.db).getThread(id)
   }
 

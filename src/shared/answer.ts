@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { HitScores, Scope } from './search'
+import { HitScores, Scope, SearchMode } from './search'
 
 /**
  * Asking a question: the request, the events streamed while it is answered, and the result.
@@ -99,6 +99,10 @@ export const AskEvent = z.discriminatedUnion('type', [
 ])
 export type AskEvent = z.infer<typeof AskEvent>
 
+/** A conversation thread as the thread list shows it. */
+export const ThreadSummary = z.object({ id: z.string(), title: z.string(), updated_at: z.string() })
+export type ThreadSummary = z.infer<typeof ThreadSummary>
+
 /** One stored turn of a conversation thread, for the chat pane. */
 export const ThreadMessage = z.object({
   id: z.string(),
@@ -106,5 +110,240 @@ export const ThreadMessage = z.object({
   content: z.string().nullable(),
   trace_id: z.string().nullable(),
   created_at: z.string(),
+  /** The full verified result of an assistant message; null for the question, or when it no longer reads as one. */
+  result: AskResult.nullable(),
 })
 export type ThreadMessage = z.infer<typeof ThreadMessage>
+
+/** A thread with its messages in order (`threads.get`). */
+export const Thread = z.object({ id: z.string(), title: z.string(), messages: z.array(ThreadMessage) })
+export type Thread = z.infer<typeof Thread>
+
+/*
+ * The trace: everything recorded about one answer, stored as JSON and read back by `trace.get`.
+ * Sections after `route` are present only when their stage ran (small talk stops after `route`,
+ * a cache hit after `cache`, the gate may refuse before any model call).
+ */
+
+export const KeywordRank = z.object({ chunk_id: z.string(), rank: z.number().int(), bm25: z.number() })
+export const VectorRank = z.object({ chunk_id: z.string(), rank: z.number().int(), cosine: z.number() })
+/** A candidate after reciprocal rank fusion, with its rank in each retriever that found it. */
+export const FusedRank = z.object({ chunk_id: z.string(), rrf: z.number(), ranks: z.record(z.string(), z.number()) })
+export const RerankedScore = z.object({ chunk_id: z.string(), reranker: z.number() })
+
+/** Everything the trace needs about one retrieval, beyond the final hits (null: that retriever did not run). */
+export const RetrievalTrace = z.object({
+  keyword: z.array(KeywordRank).nullable(),
+  vector: z.array(VectorRank).nullable(),
+  fused: z.array(FusedRank),
+  reranked: z.array(RerankedScore).nullable(),
+})
+export type RetrievalTrace = z.infer<typeof RetrievalTrace>
+
+/** One retrieval as the answer trace keeps it: the search's own report, the models that ran, and result ids. */
+export const RetrievalRecord = RetrievalTrace.extend({
+  mode: SearchMode,
+  rerank: z.boolean(),
+  degraded: z.boolean(),
+  notices: z.array(z.string()),
+  timings_ms: z.record(z.string(), z.number()),
+  /** Models that actually ran (null when the stage did not run). */
+  reranker: z.string().nullable(),
+  embedder: z.string().nullable(),
+  results: z.array(z.string()),
+})
+export type RetrievalRecord = z.infer<typeof RetrievalRecord>
+
+/** How much of the query the keyword index recognises, IDF-weighted (rare words count most). */
+export const KeywordEvidence = z.object({
+  /** Passages in the searched collections (the N of IDF). */
+  n: z.number(),
+  terms: z.array(z.object({ lexeme: z.string(), df: z.number(), idf: z.number(), in_top: z.boolean() })),
+  /** Share of the query's IDF weight whose terms occur anywhere in the collections. */
+  known_share: z.number(),
+  /** Share of the query's IDF weight whose terms occur in the top keyword hit. */
+  top_coverage: z.number(),
+  /** Query terms present in the collections with a meaningful IDF (in at most about half the passages). */
+  meaningful: z.array(z.string()),
+})
+export type KeywordEvidence = z.infer<typeof KeywordEvidence>
+
+export const GateDecision = z.object({
+  pass: z.boolean(),
+  basis: z.enum(['reranker', 'fallback']),
+  /** Reranker threshold used (basis reranker), else null. */
+  threshold: z.number().nullable(),
+  best_reranker: z.number().nullable(),
+  /** Cosine floor and best cosine used by the fallback. */
+  cosine_floor: z.number().nullable(),
+  best_cosine: z.number().nullable(),
+  keyword_top_coverage: z.number().nullable(),
+  keyword_known_share: z.number().nullable(),
+  /** When refusing: is the question unrelated to the collection (off_topic), or just unanswered here? */
+  refusal: z.enum(['off_topic', 'no_relevant_sources']).nullable(),
+  calibrated: z.boolean(),
+  explanation: z.string(),
+})
+export type GateDecision = z.infer<typeof GateDecision>
+
+export const GateTrace = z.object({ decision: GateDecision, keyword: KeywordEvidence.nullable() })
+export type GateTrace = z.infer<typeof GateTrace>
+
+export const SmalltalkKind = z.enum(['greeting', 'thanks', 'farewell', 'wellbeing', 'identity', 'acknowledgement'])
+export type SmalltalkKind = z.infer<typeof SmalltalkKind>
+
+/** The answer model's rewrite of a follow-up into a standalone question. */
+export const ModelRewrite = z.object({
+  standalone: z.string().nullable(),
+  raw: z.string(),
+  tokensIn: z.number(),
+  tokensOut: z.number(),
+  problem: z.string().nullable(),
+})
+export type ModelRewrite = z.infer<typeof ModelRewrite>
+
+export const RewriteTrace = z.object({
+  /** Standalone questions of the earlier turns, oldest first. */
+  history: z.array(z.string()),
+  deterministic: z.string().nullable(),
+  model: ModelRewrite.nullable(),
+  used: z.enum(['model', 'deterministic', 'none']),
+})
+export type RewriteTrace = z.infer<typeof RewriteTrace>
+
+export const ScopeTrace = z.object({
+  label: z.string(),
+  collections: z.array(z.string()),
+  /** Versions actually searched, per collection. */
+  versions: z.record(z.string(), z.union([z.array(z.string()), z.literal('all')])),
+})
+export type ScopeTrace = z.infer<typeof ScopeTrace>
+
+export const CacheTrace = z.object({
+  key: z.string(),
+  index_state: z.record(z.string(), z.string()),
+  dropped_stale: z.number().int(),
+  hit: z.boolean(),
+  /** The trace of the answer served from the cache. */
+  from_trace: z.string().nullable(),
+})
+export type CacheTrace = z.infer<typeof CacheTrace>
+
+export const SearchRewriteTrace = z.object({ query: z.string().nullable(), raw: z.string(), problem: z.string().nullable() })
+export type SearchRewriteTrace = z.infer<typeof SearchRewriteTrace>
+
+export const PassagesFit = z.object({
+  given: z.number().int(),
+  dropped: z.number().int(),
+  truncated: z.boolean(),
+  prompt_tokens: z.number(),
+  context_size: z.number(),
+  tokenizer: z.enum(['model', 'estimate']),
+})
+export type PassagesFit = z.infer<typeof PassagesFit>
+
+export const ProblemCode = z.enum([
+  'invalid_reply',
+  'empty_answer',
+  'no_citations',
+  'citation_out_of_range',
+  'marker_not_declared',
+  'citation_not_used',
+])
+export type ProblemCode = z.infer<typeof ProblemCode>
+export const WarningCode = z.enum(['unsupported_number', 'unsupported_quote'])
+export type WarningCode = z.infer<typeof WarningCode>
+export const VerificationProblem = z.object({ code: ProblemCode, message: z.string() })
+export type VerificationProblem = z.infer<typeof VerificationProblem>
+export const VerificationWarning = z.object({ code: WarningCode, message: z.string() })
+export type VerificationWarning = z.infer<typeof VerificationWarning>
+
+export const StopReason = z.enum(['eos', 'maxTokens', 'abort'])
+export type StopReason = z.infer<typeof StopReason>
+
+/** One language-model call as the trace keeps it. */
+export const AttemptTrace = z.object({
+  attempt: z.number().int().positive(),
+  purpose: z.enum(['answer', 'correction']),
+  raw: z.string(),
+  tokens_in: z.number(),
+  tokens_out: z.number(),
+  stop_reason: StopReason,
+  ms: z.number(),
+  verification: z.object({
+    ok: z.boolean(),
+    /** What the reply said about answerability; null when it was not a valid reply. */
+    answerable: z.boolean().nullable(),
+    problems: z.array(VerificationProblem),
+    warnings: z.array(VerificationWarning),
+    markers: z.array(z.number()),
+    unsupported_numbers: z.array(z.string()),
+    unsupported_quotes: z.array(z.string()),
+  }),
+})
+export type AttemptTrace = z.infer<typeof AttemptTrace>
+
+/** How the last reply fared in verification. */
+export const VerificationTrace = z.discriminatedUnion('result', [
+  z.object({ result: z.literal('ok'), warnings: z.array(VerificationWarning) }),
+  z.object({ result: z.literal('not_in_context') }),
+  z.object({ result: z.literal('unverifiable_citations'), problems: z.array(VerificationProblem) }),
+])
+export type VerificationTrace = z.infer<typeof VerificationTrace>
+
+export const AskTrace = z.object({
+  version: z.literal(1),
+  question: z.string(),
+  scope_requested: Scope,
+  options: z.object({
+    passages: z.number().int(),
+    mode: SearchMode,
+    rerank: z.boolean(),
+    gate: z.boolean(),
+    gate_threshold: z.number().nullable(),
+    corrective_retry: z.boolean(),
+    query_rewrite_retry: z.boolean(),
+    use_cache: z.boolean(),
+    search_only: z.boolean(),
+  }),
+  models: z.object({ llm: z.string().nullable(), llm_problem: z.string().nullable() }),
+  /** Time spent in each stage; a stage entered twice (search after a query rewrite) adds up. */
+  stages_ms: z.partialRecord(AskStage, z.number()),
+  route: z.object({ smalltalk: SmalltalkKind.nullable() }),
+  rewrite: RewriteTrace.optional(),
+  /** The question retrieval used: the follow-up rewritten, or the question without a greeting. */
+  standalone_question: z.string().optional(),
+  scope: ScopeTrace.optional(),
+  cache: CacheTrace.optional(),
+  retrieval: RetrievalRecord.optional(),
+  gate: GateTrace.optional(),
+  /** The optional query-rewrite retry after the gate refused, and what its search found. */
+  query_rewrite: SearchRewriteTrace.optional(),
+  query_rewrite_retrieval: RetrievalRecord.extend({ gate: GateTrace }).optional(),
+  /** Chunk ids given to the model (search-only: returned), in prompt order. */
+  passages: z.array(z.string()).optional(),
+  passages_fit: PassagesFit.optional(),
+  attempts: z.array(AttemptTrace).optional(),
+  /** Why the language model failed, when it did. */
+  model_error: z.string().optional(),
+  tokens: z.object({ in: z.number(), out: z.number() }).optional(),
+  verification: VerificationTrace.optional(),
+  result: AskResult,
+})
+export type AskTrace = z.infer<typeof AskTrace>
+
+/** What ended a question: an abstention reason, or how it was answered. */
+export const AskOutcome = z.enum([...AbstainReason.options, 'answer', 'search-only', 'cached'])
+export type AskOutcome = z.infer<typeof AskOutcome>
+
+/** A trace as stored (`trace.get`). */
+export const StoredTrace = z.object({
+  id: z.string(),
+  thread_id: z.string().nullable(),
+  question: z.string(),
+  outcome: AskOutcome,
+  ms: z.number(),
+  created_at: z.string(),
+  data: AskTrace,
+})
+export type StoredTrace = z.infer<typeof StoredTrace>

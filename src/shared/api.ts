@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ModelRole } from './models'
 import { Scope, SearchMode, SearchResult } from './search'
+import { AskEvent, StoredTrace, Thread, ThreadSummary } from './answer'
 
 export { ModelRole }
 
@@ -169,13 +170,10 @@ export const InvokeMap = {
     output: z.object({ requestId: z.string() }),
   },
   'ask.cancel': { input: z.object({ requestId: Id }), output: z.object({ cancelled: z.boolean() }) },
-  'threads.list': {
-    input: z.object({}),
-    output: z.array(z.object({ id: z.string(), title: z.string(), updated_at: z.string() })),
-  },
-  'threads.get': { input: z.object({ threadId: Id }), output: z.unknown() },
+  'threads.list': { input: z.object({}), output: z.array(ThreadSummary) },
+  'threads.get': { input: z.object({ threadId: Id }), output: Thread },
   'threads.delete': { input: z.object({ threadId: Id }), output: z.object({ deleted: z.boolean() }) },
-  'trace.get': { input: z.object({ traceId: Id }), output: z.unknown() },
+  'trace.get': { input: z.object({ traceId: Id }), output: StoredTrace },
   'source.open': { input: z.object({ chunkId: Id }), output: SourceView },
   'models.status': { input: z.object({}), output: z.array(ModelStatus) },
   'models.download': { input: z.object({ role: ModelRole }), output: JobRef },
@@ -193,7 +191,7 @@ export const InvokeMap = {
 export const EventMap = {
   'import.progress': ImportJobProgress,
   'import.done': z.object({ jobId: z.string(), report: ImportReport.nullable(), error: z.string().nullable() }),
-  'ask.event': z.object({ requestId: z.string(), event: z.unknown() }),
+  'ask.event': z.object({ requestId: z.string(), event: AskEvent }),
   /**
    * Exactly once per `ask`, last: after the `final` ask.event (error null), or instead of it when the
    * question failed, was cancelled, or the engine process died (error says why).

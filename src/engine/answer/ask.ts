@@ -1,10 +1,17 @@
 import type { Db } from '../store/db'
-import { collectionSlug } from '../store/ids'
-import { resolveScope } from '../retrieve/scope'
-import { searchChunks, type QueryEmbedder, type RerankerLike } from '../retrieve/search'
+import {
+  resolveSearchScope,
+  searchModelsFor,
+  searchWithModels,
+  type LoadedModel,
+  type QueryEmbedder,
+  type RerankerLike,
+  type SearchModels,
+} from '../retrieve/search'
 import type { AskRequest, AskResult } from '../../shared/answer'
+import type { AskContext } from './context'
 import { keywordEvidence } from './gate'
-import { runAsk, type AskContext, type AskOptions } from './pipeline'
+import { runAsk, type AskOptions } from './pipeline'
 import { AnswerStore } from './store'
 import type { ChatModelLike } from './types'
 
@@ -18,17 +25,12 @@ export interface EngineAskOptions extends AskOptions {
   reranker?: RerankerLike | null
 }
 
-interface Loaded<T> {
-  model: T | null
-  problem: string | null
-}
-
 /** What answering needs of the engine: its store and its models, each loaded on first use. */
 export interface AskEngine {
   readonly db: Db
-  chatModel(): Promise<Loaded<ChatModelLike>>
-  reranker(): Promise<Loaded<RerankerLike & { id: string }>>
-  embedder(): Promise<Loaded<QueryEmbedder & { id: string }>>
+  chatModel(): Promise<LoadedModel<ChatModelLike>>
+  reranker(): Promise<LoadedModel<RerankerLike & { id: string }>>
+  embedder(): Promise<LoadedModel<QueryEmbedder & { id: string }>>
 }
 
 /** Wires the pipeline to an engine: its store, scope resolution, retrievers and models. */
@@ -38,36 +40,24 @@ export async function askWithEngine(engine: AskEngine, request: AskRequest, opts
   const loaded = wantsModel
     ? await engine.chatModel()
     : { model: chatOverride ?? null, problem: chatOverride === null ? 'search-only was requested' : null }
-  const rerankerFor = async (rerank: boolean) =>
-    !rerank
-      ? { model: null, problem: null }
-      : rerankerOverride !== undefined
+  const models: SearchModels = {
+    embedder: () => engine.embedder(),
+    reranker: async () =>
+      rerankerOverride !== undefined
         ? { model: rerankerOverride, problem: rerankerOverride ? null : 'the reranker was switched off for this run' }
-        : await engine.reranker()
-  const embedderFor = async (mode: string) => (mode !== 'keyword' ? await engine.embedder() : { model: null, problem: null })
+        : await engine.reranker(),
+  }
   const ctx: AskContext = {
-    resolveScope: (scope) =>
-      resolveScope(engine.db, { collections: scope.collections.map((c) => collectionSlug(c)), version: scope.version }),
+    resolveScope: (scope) => resolveSearchScope(engine.db, scope),
     retrieve: async (query, scope, o) => {
-      const emb = await embedderFor(o.mode)
-      const rr = await rerankerFor(o.rerank)
-      const res = await searchChunks(
-        { db: engine.db, embedder: emb.model, reranker: rr.model, embedderProblem: emb.problem, rerankerProblem: rr.problem },
-        query,
-        scope,
-        { mode: o.mode, rerank: o.rerank, k: o.k, ...(o.signal ? { signal: o.signal } : {}) },
-      )
-      return {
-        ...res,
-        rerankerId: res.trace.reranked ? (rr.model?.id ?? null) : null,
-        embedderId: res.trace.vector ? (emb.model?.id ?? null) : null,
-      }
+      const { result, rerankerId, embedderId } = await searchWithModels(engine.db, models, query, scope, o)
+      return { ...result, rerankerId, embedderId }
     },
     keywordEvidence: (query, scope, top) => keywordEvidence(engine.db, query, scope.collections, top),
-    retrievalModels: async (o) => ({
-      embedder: (await embedderFor(o.mode)).model?.id ?? null,
-      reranker: (await rerankerFor(o.rerank)).model?.id ?? null,
-    }),
+    retrievalModels: async (o) => {
+      const { embedder, reranker } = await searchModelsFor(models, o)
+      return { embedder: embedder.model?.id ?? null, reranker: reranker.model?.id ?? null }
+    },
     chat: request.searchOnly ? null : loaded.model,
     chatProblem: loaded.problem,
     store: new AnswerStore(engine.db),

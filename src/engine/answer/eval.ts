@@ -7,6 +7,7 @@ import type { EngineAskOptions } from './ask'
 import { calibrateGate, type Calibration } from './gate'
 import type { ChatModelLike } from './types'
 import { isFixtureModel } from './types'
+import { round } from '../util/numbers'
 
 /**
  * Answer evaluation: every golden question through the whole pipeline. Evals are not tests: they
@@ -159,19 +160,17 @@ export async function evalAnswers(
         correctiveRetry: config.correctiveRetry,
         queryRewriteRetry: !!config.queryRewriteRetry,
         useCache: false,
-        ...(opts.chat !== undefined ? { chat: opts.chat } : {}),
+        chat: opts.chat,
         ...opts.askOptions,
       },
     )
     const ms = performance.now() - t0
-    const trace = (await engine.trace(result.trace_id))?.data ?? {}
-    const retrieval = trace['retrieval'] as { reranker?: string | null; embedder?: string | null } | undefined
-    const gate = trace['gate'] as { decision?: { pass: boolean; best_reranker: number | null } } | undefined
-    const attempts = (trace['attempts'] as { verification: { ok: boolean } }[] | undefined) ?? []
-    const traceModels = trace['models'] as { llm?: string | null } | undefined
-    models.llm ??= traceModels?.llm ?? null
-    models.reranker ??= retrieval?.reranker ?? null
-    models.embedder ??= retrieval?.embedder ?? null
+    const trace = (await engine.trace(result.trace_id))?.data
+    const gate = trace?.gate
+    const attempts = trace?.attempts ?? []
+    models.llm ??= trace?.models.llm ?? null
+    models.reranker ??= trace?.retrieval?.reranker ?? null
+    models.embedder ??= trace?.retrieval?.embedder ?? null
     degraded ||= result.degraded
 
     const expected = expectedFor(q)
@@ -188,7 +187,7 @@ export async function evalAnswers(
     let faithful: boolean | null = null
     if (opts.judge && answered && result.answer && result.mode === 'answer')
       faithful = await judgeFaithfulness(engine, result, opts.chat)
-    if (gate?.decision && result.mode !== 'smalltalk')
+    if (gate && result.mode !== 'smalltalk')
       samples.push({ id: q.id, score: gate.decision.best_reranker, answerable: q.answerable })
     const row: AnswerEvalQuestion = {
       id: q.id,
@@ -204,8 +203,8 @@ export async function evalAnswers(
       citations_valid: citationsValid,
       first_reply_valid: attempts.length ? attempts[0]!.verification.ok : null,
       llm_calls: attempts.length,
-      best_reranker: gate?.decision?.best_reranker ?? null,
-      gate_pass: gate?.decision?.pass ?? null,
+      best_reranker: gate?.decision.best_reranker ?? null,
+      gate_pass: gate?.decision.pass ?? null,
       warnings: result.warnings.length,
       faithful,
       ms: round(ms, 1),
@@ -322,8 +321,4 @@ async function judgeFaithfulness(
 
 function ratio(a: number, b: number): number {
   return b ? round(a / b, 4) : 0
-}
-
-function round(x: number, d: number): number {
-  return Math.round(x * 10 ** d) / 10 ** d
 }

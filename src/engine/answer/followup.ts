@@ -1,3 +1,4 @@
+import type { ModelRewrite } from '../../shared/answer'
 import type { ChatModelLike } from './types'
 
 /**
@@ -69,14 +70,6 @@ const REWRITE_SYSTEM = [
   'Keep exact names, identifiers, error codes and version numbers unchanged. Do not answer the question. Do not add new topics.',
   'If the last message already stands on its own, return it unchanged.',
 ].join('\n')
-
-export interface ModelRewrite {
-  standalone: string | null
-  raw: string
-  tokensIn: number
-  tokensOut: number
-  problem: string | null
-}
 
 export async function rewriteFollowUpWithModel(
   chat: ChatModelLike,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { calibrateGate, decideGate, rerankerGateFor, type KeywordEvidence } from './gate'
+import { calibrateGate, decideGate, rerankerGateFor } from './gate'
+import type { KeywordEvidence } from '../../shared/answer'
 
 const evidence = (over: Partial<KeywordEvidence> = {}): KeywordEvidence => ({
   n: 1000,

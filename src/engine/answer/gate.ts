@@ -1,5 +1,7 @@
+import type { GateDecision, KeywordEvidence } from '../../shared/answer'
 import type { Queryable } from '../store/db'
-import { extractExactTerms } from '../retrieve/exact-terms'
+import { bm25Idf, queryTerms } from '../retrieve/keyword'
+import { round } from '../util/numbers'
 
 /**
  * The relevance gate: decides, before any language-model call, whether the passages found are
@@ -99,24 +101,9 @@ export function cosineFloorFor(embedderId: string | null): number {
   return COSINE_FLOORS.find((c) => id.includes(c.match))?.floor ?? UNKNOWN_COSINE_FLOOR
 }
 
-/** How much of the query the keyword index recognises, IDF-weighted (rare words count most). */
-export interface KeywordEvidence {
-  /** Passages in the searched collections (the N of IDF). */
-  n: number
-  terms: { lexeme: string; df: number; idf: number; in_top: boolean }[]
-  /** Share of the query's IDF weight whose terms occur anywhere in the collections. */
-  known_share: number
-  /** Share of the query's IDF weight whose terms occur in the top keyword hit. */
-  top_coverage: number
-  /** Query terms present in the collections with IDF >= MEANINGFUL_IDF (in at most about half the passages). */
-  meaningful: string[]
-}
-
-const idfOf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))
-
 /**
- * Term statistics of the query against the store, with the same lexemes the keyword retriever
- * uses (english stemming plus protected exact tokens) and the same IDF formula.
+ * Term statistics of the query against the store, from the keyword retriever's own lexemes
+ * (english stemming plus protected exact tokens) and IDF.
  */
 export async function keywordEvidence(
   db: Queryable,
@@ -124,38 +111,30 @@ export async function keywordEvidence(
   collections: string[],
   topChunkId: string | null,
 ): Promise<KeywordEvidence> {
-  const { rows } = await db.query<{ lexeme: string; df: number; n: number; in_top: boolean }>(
-    `WITH q AS (
-        SELECT DISTINCT lexeme FROM (
-          SELECT u.lexeme FROM unnest(to_tsvector('english', $1)) u
-          UNION SELECT unnest($2::text[])
-        ) l
-     ),
-     stats AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n FROM collections WHERE id = ANY($3::text[])),
-     top AS (SELECT u.lexeme FROM chunks c, unnest(c.tsv) u WHERE c.id = $4)
-     SELECT q.lexeme, coalesce(sum(t.df), 0)::float8 AS df, stats.n,
-            EXISTS (SELECT 1 FROM top WHERE top.lexeme = q.lexeme) AS in_top
-       FROM q CROSS JOIN stats
-       LEFT JOIN term_stats t ON t.lexeme = q.lexeme AND t.collection_id = ANY($3::text[])
-      GROUP BY q.lexeme, stats.n
-      ORDER BY q.lexeme`,
-    [query, extractExactTerms(query), collections, topChunkId ?? ''],
-  )
-  const n = Number(rows[0]?.n ?? 0)
-  const terms = rows.map((r) => {
-    const df = Math.max(0, Number(r.df))
-    return { lexeme: r.lexeme, df, idf: round(idfOf(n, df)), in_top: !!r.in_top }
-  })
+  const [{ terms: stats, n }, top] = await Promise.all([queryTerms(db, query, collections), lexemesOf(db, topChunkId)])
+  const terms = stats
+    .map((t) => {
+      // Statistics of a document being rewritten can dip below zero for a moment; such a term is absent.
+      const df = Math.max(0, t.df)
+      return { lexeme: t.lexeme, df, idf: round(bm25Idf(n, df), 4), in_top: top.has(t.lexeme) }
+    })
+    .sort((a, b) => (a.lexeme < b.lexeme ? -1 : a.lexeme > b.lexeme ? 1 : 0))
   const total = terms.reduce((s, t) => s + t.idf, 0)
   const known = terms.filter((t) => t.df > 0).reduce((s, t) => s + t.idf, 0)
   const inTop = terms.filter((t) => t.in_top).reduce((s, t) => s + t.idf, 0)
   return {
     n,
     terms,
-    known_share: total > 0 ? round(known / total) : 0,
-    top_coverage: total > 0 ? round(inTop / total) : 0,
+    known_share: total > 0 ? round(known / total, 4) : 0,
+    top_coverage: total > 0 ? round(inTop / total, 4) : 0,
     meaningful: terms.filter((t) => t.df > 0 && t.idf >= MEANINGFUL_IDF - 1e-4).map((t) => t.lexeme),
   }
+}
+
+async function lexemesOf(db: Queryable, chunkId: string | null): Promise<Set<string>> {
+  if (!chunkId) return new Set()
+  const { rows } = await db.query<{ lexeme: string }>(`SELECT u.lexeme FROM chunks c, unnest(c.tsv) u WHERE c.id = $1`, [chunkId])
+  return new Set(rows.map((r) => r.lexeme))
 }
 
 export interface GateInput {
@@ -167,23 +146,6 @@ export interface GateInput {
   keyword: KeywordEvidence | null
   /** Overrides the table (evals, tests, calibration runs). */
   thresholdOverride?: number | null
-}
-
-export interface GateDecision {
-  pass: boolean
-  basis: 'reranker' | 'fallback'
-  /** Reranker threshold used (basis reranker), else null. */
-  threshold: number | null
-  best_reranker: number | null
-  /** Cosine floor and best cosine used by the fallback. */
-  cosine_floor: number | null
-  best_cosine: number | null
-  keyword_top_coverage: number | null
-  keyword_known_share: number | null
-  /** When refusing: is the question unrelated to the collection (off_topic), or just unanswered here? */
-  refusal: 'off_topic' | 'no_relevant_sources' | null
-  calibrated: boolean
-  explanation: string
 }
 
 export function decideGate(input: GateInput): GateDecision {
@@ -281,7 +243,7 @@ export function calibrateGate(samples: CalibrationSample[]): Calibration {
   const answerable = samples.filter((s) => s.answerable).length
   const unanswerable = samples.length - answerable
   const sweep = candidates.map((t) => ({
-    threshold: round(t),
+    threshold: round(t, 4),
     answerable_kept: scored.filter((s) => s.answerable && s.score >= t).length,
     unanswerable_refused: samples.filter((s) => !s.answerable && (s.score === null || s.score < t)).length,
   }))
@@ -299,8 +261,4 @@ export function calibrateGate(samples: CalibrationSample[]): Calibration {
     unanswerable,
     sweep,
   }
-}
-
-function round(x: number, d = 4): number {
-  return Math.round(x * 10 ** d) / 10 ** d
 }

@@ -1,3 +1,5 @@
+import type { SmalltalkKind } from '../../shared/answer'
+
 /**
  * The cheap, deterministic part of routing: greetings, thanks and other small talk get a short
  * reply before any retrieval. Nothing here judges whether a question is "about the docs": seed
@@ -7,8 +9,6 @@
  * A message is small talk only when nothing is left after removing small-talk phrases and filler
  * words, so "hi, what does -32602 mean?" is a question (with the greeting stripped).
  */
-
-export type SmalltalkKind = 'greeting' | 'thanks' | 'farewell' | 'wellbeing' | 'identity' | 'acknowledgement'
 
 export interface SmalltalkMatch {
   kind: SmalltalkKind

@@ -1,23 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../store/db'
 import { sha256Hex } from '../store/ids'
-import { AskResult } from '../../shared/answer'
+import { AskResult, AskTrace, type AskOutcome, type StoredTrace, type Thread, type ThreadSummary } from '../../shared/answer'
 import type { PriorTurn } from './followup'
 
 /**
  * Persistence for answers: traces, conversation threads and the verified-answer cache (tables
  * from migration 2). Plain PostgreSQL, so it runs on PGlite and on a server alike.
  */
-
-export interface StoredTrace {
-  id: string
-  thread_id: string | null
-  question: string
-  outcome: string
-  ms: number
-  created_at: string
-  data: Record<string, unknown>
-}
 
 /** Per collection, a fingerprint of everything that changes what a search can return. */
 export type IndexState = Record<string, string>
@@ -43,9 +33,9 @@ export class AnswerStore {
     id: string
     thread_id: string | null
     question: string
-    outcome: string
+    outcome: AskOutcome
     ms: number
-    data: object
+    data: AskTrace
   }): Promise<void> {
     await this.db.query(
       `INSERT INTO traces (id, thread_id, question, outcome, ms, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`,
@@ -53,19 +43,21 @@ export class AnswerStore {
     )
   }
 
+  /** A stored trace; null when there is none, or when it does not read as a trace of this version. */
   async trace(id: string): Promise<StoredTrace | null> {
     const { rows } = await this.db.query<{
       id: string
       thread_id: string | null
       question: string
-      outcome: string
+      outcome: AskOutcome
       ms: number
       created_at: Date
-      data: Record<string, unknown>
+      data: unknown
     }>(`SELECT id, thread_id, question, outcome, ms, created_at, data FROM traces WHERE id = $1`, [id])
     const r = rows[0]
     if (!r) return null
-    return { ...r, ms: Number(r.ms), created_at: new Date(r.created_at).toISOString() }
+    const data = AskTrace.safeParse(r.data)
+    return data.success ? { ...r, ms: Number(r.ms), created_at: new Date(r.created_at).toISOString(), data: data.data } : null
   }
 
   /** The thread to answer in: the given one (created if it does not exist yet) or a new one. */
@@ -79,7 +71,7 @@ export class AnswerStore {
   }
 
   /** Conversation threads, most recently used first. */
-  async listThreads(limit = 200): Promise<{ id: string; title: string; updated_at: string }[]> {
+  async listThreads(limit = 200): Promise<ThreadSummary[]> {
     const { rows } = await this.db.query<{ id: string; title: string; updated_at: Date }>(
       `SELECT id, title, updated_at FROM threads ORDER BY updated_at DESC LIMIT $1`,
       [limit],
@@ -88,12 +80,12 @@ export class AnswerStore {
   }
 
   /** A thread with its messages in order; each assistant message keeps the full verified result. */
-  async getThread(id: string): Promise<{ id: string; title: string; messages: Record<string, unknown>[] } | null> {
+  async getThread(id: string): Promise<Thread | null> {
     const { rows: t } = await this.db.query<{ id: string; title: string }>(`SELECT id, title FROM threads WHERE id = $1`, [id])
     if (!t[0]) return null
     const { rows } = await this.db.query<{
       id: string
-      role: string
+      role: 'user' | 'assistant'
       content: string | null
       trace_id: string | null
       created_at: Date
@@ -102,7 +94,13 @@ export class AnswerStore {
     return {
       id: t[0].id,
       title: t[0].title,
-      messages: rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() })),
+      messages: rows.map((r) => ({
+        ...r,
+        created_at: new Date(r.created_at).toISOString(),
+        // A result stored by an older version may not read as one any more: the chat then shows the
+        // message text and fills the rest in from its trace.
+        result: r.result === null ? null : (AskResult.safeParse(r.result).data ?? null),
+      })),
     }
   }
 

@@ -1,10 +1,10 @@
+import type { StopReason } from '../../shared/answer'
+
 /**
  * What the answer pipeline needs from a chat model: the subset of models/llm.ts's ChatModel it
  * calls. Declared here, structurally, so the pipeline can be driven by a scripted model in tests
  * and by the real GGUF model in the app without importing node-llama-cpp.
  */
-
-export type StopReason = 'eos' | 'maxTokens' | 'abort'
 
 export interface GenerateArgs {
   system: string

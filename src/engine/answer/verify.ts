@@ -1,3 +1,4 @@
+import type { VerificationProblem, VerificationWarning } from '../../shared/answer'
 import type { AnswerReply, PromptPassage } from './prompt'
 
 /**
@@ -15,21 +16,12 @@ import type { AnswerReply, PromptPassage } from './prompt'
  *  - a quoted string in the answer that none of the cited passages contains.
  */
 
-export type ProblemCode =
-  'invalid_reply' | 'empty_answer' | 'no_citations' | 'citation_out_of_range' | 'marker_not_declared' | 'citation_not_used'
-export type WarningCode = 'unsupported_number' | 'unsupported_quote'
-
-export interface Finding<C extends string> {
-  code: C
-  message: string
-}
-
 export interface Verification {
   ok: boolean
   /** The reply normalised (citations deduplicated and sorted), or null when it was not a valid reply. */
   reply: AnswerReply | null
-  problems: Finding<ProblemCode>[]
-  warnings: Finding<WarningCode>[]
+  problems: VerificationProblem[]
+  warnings: VerificationWarning[]
   /** Inline [n] markers found in the answer text, in order of first appearance. */
   markers: number[]
   unsupported_numbers: string[]
@@ -114,8 +106,8 @@ function containsNumber(hay: string, token: string): boolean {
 }
 
 export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Verification {
-  const problems: Finding<ProblemCode>[] = []
-  const warnings: Finding<WarningCode>[] = []
+  const problems: VerificationProblem[] = []
+  const warnings: VerificationWarning[] = []
   const reply = parseAnswerReply(parsed)
   const empty = { markers: [], unsupported_numbers: [], unsupported_quotes: [] }
   if (!reply) {

@@ -35,7 +35,16 @@ export interface QueryTerm {
   idf: number
 }
 
-/** The query's lexemes (English stemming, as at index time, plus exact tokens) with document frequency and IDF. */
+/** BM25's IDF of a lexeme found in `df` of `n` passages (never negative, unlike the original Robertson form). */
+export function bm25Idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5))
+}
+
+/**
+ * The query's lexemes (English stemming, as at index time, plus exact tokens) with document
+ * frequency and IDF, rarest first. Lexemes absent from the collections are kept with df 0: the
+ * relevance gate weighs them as the part of the question the collections do not know.
+ */
 export async function queryTerms(
   db: Queryable,
   query: string,
@@ -64,9 +73,8 @@ export async function queryTerms(
   const terms = rows
     .map((r) => {
       const df = Number(r.df)
-      return { lexeme: r.lexeme, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) }
+      return { lexeme: r.lexeme, df, idf: bm25Idf(n, df) }
     })
-    .filter((t) => t.df > 0)
     .sort((a, b) => a.df - b.df || a.lexeme.localeCompare(b.lexeme))
   return { terms, n, avgdl }
 }
@@ -89,7 +97,8 @@ export function toTsqueryLiteral(lexemes: string[]): string {
 
 export async function retrieveKeyword(db: Queryable, query: string, scope: ResolvedScope, limit: number): Promise<KeywordHit[]> {
   if (scope.collections.length === 0 || !query.trim()) return []
-  const { terms, avgdl } = await queryTerms(db, query, scope.collections)
+  const { terms: all, avgdl } = await queryTerms(db, query, scope.collections)
+  const terms = all.filter((t) => t.df > 0)
   if (terms.length === 0) return []
   const selective = selectiveTerms(terms)
   const s = scopeSql(scope, 'c', 5)

@@ -1,9 +1,12 @@
+import type { RetrievalTrace } from '../../shared/answer'
+import type { Scope, SearchHit, SearchMode, SearchResult } from '../../shared/search'
 import type { Queryable } from '../store/db'
-import type { SearchHit, SearchMode, SearchResult } from '../../shared/search'
+import { collectionSlug } from '../store/ids'
+import { round } from '../util/numbers'
 import { retrieveKeyword } from './keyword'
 import { retrieveVector } from './vector'
-import { fuseRanks, type Fused } from './fuse'
-import type { ResolvedScope } from './scope'
+import { fuseRanks } from './fuse'
+import { resolveScope, type ResolvedScope } from './scope'
 
 export interface QueryEmbedder {
   id: string
@@ -35,17 +38,72 @@ export interface SearchContext {
   rerankerProblem?: string | null
 }
 
-/** Everything the trace needs about one retrieval, beyond the final hits. */
-export interface RetrievalTrace {
-  keyword: { chunk_id: string; rank: number; bm25: number }[] | null
-  vector: { chunk_id: string; rank: number; cosine: number }[] | null
-  fused: Fused[]
-  reranked: { chunk_id: string; reranker: number }[] | null
-}
-
 export const DEFAULT_CANDIDATES = 50
 export const DEFAULT_RERANK_CANDIDATES = 30
 
+/** A model loaded on first use, or why there is none. */
+export interface LoadedModel<T> {
+  model: T | null
+  problem: string | null
+}
+
+/** Where a search gets its models (the engine loads each once; answering may override the reranker). */
+export interface SearchModels {
+  embedder(): Promise<LoadedModel<QueryEmbedder>>
+  reranker(): Promise<LoadedModel<RerankerLike>>
+}
+
+const NO_MODEL = { model: null, problem: null }
+
+/** A scope as people and front ends give it (collection names, a version selector), resolved against the store. */
+export function resolveSearchScope(db: Queryable, scope: Partial<Scope>): Promise<ResolvedScope> {
+  return resolveScope(db, {
+    collections: (scope.collections ?? []).map((c) => collectionSlug(c)),
+    version: scope.version ?? 'all',
+  })
+}
+
+/**
+ * The models a search with these options uses: the embedder unless it is keyword-only, the
+ * reranker when it reranks. Loading them here keeps search and ask from disagreeing about it.
+ */
+export async function searchModelsFor(
+  models: SearchModels,
+  opts: { mode: SearchMode; rerank: boolean },
+): Promise<{ embedder: LoadedModel<QueryEmbedder>; reranker: LoadedModel<RerankerLike> }> {
+  return {
+    embedder: opts.mode !== 'keyword' ? await models.embedder() : NO_MODEL,
+    reranker: opts.rerank ? await models.reranker() : NO_MODEL,
+  }
+}
+
+/** Searches a resolved scope with the models the options call for, and reports which of them actually ran. */
+export async function searchWithModels(
+  db: Queryable,
+  models: SearchModels,
+  query: string,
+  scope: ResolvedScope,
+  opts: SearchOptions,
+): Promise<{ result: SearchResult & { trace: RetrievalTrace }; embedderId: string | null; rerankerId: string | null }> {
+  const { embedder, reranker } = await searchModelsFor(models, opts)
+  const result = await searchChunks(
+    {
+      db,
+      embedder: embedder.model,
+      reranker: reranker.model,
+      embedderProblem: embedder.problem,
+      rerankerProblem: reranker.problem,
+    },
+    query,
+    scope,
+    opts,
+  )
+  return {
+    result,
+    embedderId: result.trace.vector ? (embedder.model?.id ?? null) : null,
+    rerankerId: result.trace.reranked ? (reranker.model?.id ?? null) : null,
+  }
+}
 export async function searchChunks(
   ctx: SearchContext,
   query: string,
@@ -61,7 +119,7 @@ export async function searchChunks(
     try {
       return await fn()
     } finally {
-      timings[name] = Math.round((performance.now() - t0) * 100) / 100
+      timings[name] = round(performance.now() - t0, 2)
     }
   }
 

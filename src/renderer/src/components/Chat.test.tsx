@@ -2,6 +2,7 @@
 import { act, cleanup, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { AskEvent } from '../../../shared/answer'
 import type { SourceView } from '../../../shared/api'
 import { askResult, COLLECTIONS } from '../test/fakeDocent'
 import { renderApp, resetApp } from '../test/setup'
@@ -65,7 +66,7 @@ describe('chat', () => {
       { question: 'How does Streamable HTTP work?', scope: { collections: [], version: 'latest' } },
     ])
 
-    const ev = (event: unknown) => act(() => docent.emit('ask.event', { requestId: 'req-1', event }))
+    const ev = (event: AskEvent) => act(() => docent.emit('ask.event', { requestId: 'req-1', event }))
     ev({ type: 'stage', stage: 'search', message: 'Searching the 2025-03-26 docs' })
     expect(await screen.findByText('Searching the 2025-03-26 docs')).toBeTruthy()
     ev({ type: 'stage', stage: 'generate', message: 'Writing the answer' })

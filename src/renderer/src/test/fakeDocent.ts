@@ -40,9 +40,8 @@ const defaults: Handlers = {
   ask: () => ({ requestId: 'req-1' }),
   'ask.cancel': () => ({ cancelled: true }),
   'threads.list': () => [],
-  'threads.get': () => ({ messages: [] }),
+  'threads.get': ({ threadId }) => ({ id: threadId, title: '', messages: [] }),
   'threads.delete': () => ({ deleted: true }),
-  'trace.get': () => ({}),
   'models.status': () => [
     {
       role: 'embedding',

@@ -1,0 +1,67 @@
+import type { AskEvent, KeywordEvidence, RetrievalTrace } from '../../shared/answer'
+import type { SearchMode, SearchResult } from '../../shared/search'
+import type { ResolvedScope } from '../retrieve/scope'
+import type { AnswerStore } from './store'
+import type { ChatModelLike } from './types'
+
+/**
+ * What the answer pipeline is given: injected dependencies (retrieval, the chat model, the store)
+ * so every branch can be driven by a scripted model in tests, and the options of one question.
+ */
+
+export interface RetrievalOutcome extends SearchResult {
+  trace: RetrievalTrace
+  /** Models that actually ran (null when the stage did not run). */
+  rerankerId: string | null
+  embedderId: string | null
+}
+
+export interface AskContext {
+  resolveScope(scope: { collections: string[]; version: string }): Promise<ResolvedScope>
+  retrieve(
+    query: string,
+    scope: ResolvedScope,
+    opts: { k: number; mode: SearchMode; rerank: boolean; signal?: AbortSignal },
+  ): Promise<RetrievalOutcome>
+  keywordEvidence(query: string, scope: ResolvedScope, topKeywordChunkId: string | null): Promise<KeywordEvidence>
+  /** Ids of the retrieval models a search with these options would use (part of the cache key). */
+  retrievalModels(opts: { mode: SearchMode; rerank: boolean }): Promise<{ embedder: string | null; reranker: string | null }>
+  /** null: no language model installed (or it failed to load): search-only mode. */
+  chat: ChatModelLike | null
+  chatProblem: string | null
+  store: AnswerStore
+}
+
+export interface AskOptions {
+  /** Passages given to the model (the reranked top). */
+  passages?: number
+  mode?: SearchMode
+  rerank?: boolean
+  /** Apply the relevance gate (eval configurations switch it off to measure what it adds). */
+  gate?: boolean
+  /** Replaces the per-model threshold from gate.ts (calibration runs, tests). */
+  gateThreshold?: number | null
+  /** One corrective retry when verification fails. */
+  correctiveRetry?: boolean
+  /** One query-rewrite retry when the gate finds nothing. Off by default: measured, the rewrite loop fixed nothing. */
+  queryRewriteRetry?: boolean
+  useCache?: boolean
+  /** Reply budget of the answer model. */
+  maxAnswerTokens?: number
+  onEvent?: (e: AskEvent) => void
+  signal?: AbortSignal
+}
+
+export const DEFAULT_ASK_OPTIONS = {
+  passages: 6,
+  mode: 'hybrid' as SearchMode,
+  rerank: true,
+  gate: true,
+  correctiveRetry: true,
+  queryRewriteRetry: false,
+  useCache: true,
+  maxAnswerTokens: 700,
+}
+
+/** The options of one question with every default filled in. */
+export type ResolvedAskOptions = typeof DEFAULT_ASK_OPTIONS & Omit<AskOptions, keyof typeof DEFAULT_ASK_OPTIONS>
