@@ -1,32 +1,16 @@
 import { useMemo, type ReactNode } from 'react'
+import type { ScopeTrace, StoredTrace } from '../../../shared/answer'
 import { formatMs, formatScore } from '../lib/format'
 import { useViewer } from '../stores/viewer'
 import { AlertIcon, Spinner } from './Icons'
 
 /**
- * The trace of one answer, for people who want to see why. `trace.get` is typed `unknown` at the
- * boundary, so this reads what it recognises (question, rewrite, scope, per-retriever ranks, RRF
- * and reranker scores, the gate, verification, timings) wherever it sits, and shows the rest raw.
+ * The trace of one answer, for people who want to see why: question, rewrite, scope,
+ * per-retriever ranks, RRF and reranker scores, the gate, verification, timings, and the rest raw.
  */
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
-
-/** Breadth-first search for the first value under any of `keys`, a few levels deep. */
-export function findKey(root: unknown, keys: string[], depth = 4): unknown {
-  let level: unknown[] = [root]
-  for (let d = 0; d <= depth && level.length; d++) {
-    const next: unknown[] = []
-    for (const node of level) {
-      if (!isObj(node)) continue
-      for (const k of keys) if (node[k] !== undefined && node[k] !== null) return node[k]
-      for (const v of Object.values(node)) if (isObj(v)) next.push(v)
-    }
-    level = next
-  }
-  return undefined
-}
 
 export interface TraceRow {
   chunk_id: string
@@ -42,7 +26,9 @@ export interface TraceRow {
   given: boolean
 }
 
-export function traceRows(trace: unknown): TraceRow[] {
+/** One row per candidate passage, with every score it got, best first. */
+export function traceRows(trace: StoredTrace): TraceRow[] {
+  const data = trace.data
   const rows = new Map<string, TraceRow>()
   const row = (id: string): TraceRow => {
     let r = rows.get(id)
@@ -64,60 +50,43 @@ export function traceRows(trace: unknown): TraceRow[] {
     }
     return r
   }
-  // Retrieval lists live under `retrieval` in the engine's trace; other keys of the same name (the
-  // gate's evidence, say) must not shadow them, and stored JSON does not keep key order.
-  const retrieval = findKey(trace, ['retrieval'])
-  const list = (keys: string[]): Obj[] => {
-    const v = (isObj(retrieval) ? findKey(retrieval, keys, 0) : undefined) ?? findKey(trace, keys)
-    return Array.isArray(v) ? v.filter(isObj).filter((x) => typeof x.chunk_id === 'string') : []
+  const retrieval = data.retrieval
+  for (const f of retrieval?.fused ?? []) {
+    const r = row(f.chunk_id)
+    r.rrf = f.rrf
+    r.keyword_rank ??= f.ranks.keyword ?? null
+    r.vector_rank ??= f.ranks.vector ?? null
   }
-  for (const f of list(['fused'])) {
-    const r = row(f.chunk_id as string)
-    r.rrf = num(f.rrf)
-    const ranks = isObj(f.ranks) ? f.ranks : {}
-    r.keyword_rank ??= num(ranks.keyword)
-    r.vector_rank ??= num(ranks.vector)
+  for (const k of retrieval?.keyword ?? []) {
+    const r = row(k.chunk_id)
+    r.keyword_rank = k.rank
+    r.bm25 = k.bm25
   }
-  for (const k of list(['keyword'])) {
-    const r = row(k.chunk_id as string)
-    r.keyword_rank = num(k.rank) ?? r.keyword_rank
-    r.bm25 = num(k.bm25)
+  for (const v of retrieval?.vector ?? []) {
+    const r = row(v.chunk_id)
+    r.vector_rank = v.rank
+    r.cosine = v.cosine
   }
-  for (const v of list(['vector'])) {
-    const r = row(v.chunk_id as string)
-    r.vector_rank = num(v.rank) ?? r.vector_rank
-    r.cosine = num(v.cosine)
-  }
-  for (const x of list(['reranked'])) row(x.chunk_id as string).reranker = num(x.reranker)
-  // Paths and headings live wherever the trace keeps hits (citations, closest sections, results).
-  for (const h of objectsWithChunkIds(trace)) {
-    const r = rows.get(h.chunk_id as string)
+  for (const x of retrieval?.reranked ?? []) row(x.chunk_id).reranker = x.reranker
+  // Paths and headings come from the hits the result names (closest sections, citations).
+  for (const h of [...data.result.closest, ...data.result.citations]) {
+    const r = rows.get(h.chunk_id)
     if (!r) continue
-    if (typeof h.path === 'string') r.path ??= h.path
-    if (typeof h.heading === 'string') r.heading ??= h.heading
-    if (typeof h.version === 'string') r.version ??= h.version
-    const s = isObj(h.scores) ? h.scores : {}
-    r.keyword_rank ??= num(s.keyword_rank)
-    r.vector_rank ??= num(s.vector_rank)
-    r.bm25 ??= num(s.bm25)
-    r.cosine ??= num(s.cosine)
-    r.rrf ??= num(s.rrf)
-    r.reranker ??= num(s.reranker)
+    r.path ??= h.path
+    r.heading ??= h.heading
+    r.version ??= h.version
   }
-  const passages = findKey(trace, ['passages', 'given', 'context_ids'])
-  if (Array.isArray(passages)) {
-    for (const p of passages) {
-      const id = typeof p === 'string' ? p : isObj(p) && typeof p.chunk_id === 'string' ? p.chunk_id : null
-      if (!id) continue
-      const r = row(id)
-      r.given = true
-      if (isObj(p)) {
-        r.path ??= typeof p.path === 'string' ? p.path : null
-        r.heading ??= typeof p.heading === 'string' ? p.heading : null
-        r.version ??= typeof p.version === 'string' ? p.version : null
-      }
-    }
+  for (const { chunk_id, scores: s } of data.result.closest) {
+    const r = rows.get(chunk_id)
+    if (!r) continue
+    r.keyword_rank ??= s.keyword_rank
+    r.vector_rank ??= s.vector_rank
+    r.bm25 ??= s.bm25
+    r.cosine ??= s.cosine
+    r.rrf ??= s.rrf
+    r.reranker ??= s.reranker
   }
+  for (const id of data.passages ?? data.result.passages) row(id).given = true
   const all = [...rows.values()]
   const anyRerank = all.some((r) => r.reranker != null)
   return all.sort((a, b) =>
@@ -125,20 +94,6 @@ export function traceRows(trace: unknown): TraceRow[] {
       ? (b.reranker ?? -Infinity) - (a.reranker ?? -Infinity) || (b.rrf ?? 0) - (a.rrf ?? 0)
       : (b.rrf ?? 0) - (a.rrf ?? 0),
   )
-}
-
-function objectsWithChunkIds(root: unknown, depth = 6): Obj[] {
-  const out: Obj[] = []
-  const walk = (v: unknown, d: number) => {
-    if (d > depth) return
-    if (Array.isArray(v)) for (const x of v) walk(x, d + 1)
-    else if (isObj(v)) {
-      if (typeof v.chunk_id === 'string' && typeof v.path === 'string') out.push(v)
-      for (const x of Object.values(v)) walk(x, d + 1)
-    }
-  }
-  walk(root, 0)
-  return out
 }
 
 function text(v: unknown): string {
@@ -164,15 +119,12 @@ function KeyValues({ value }: { value: unknown }) {
   )
 }
 
-function ScopeText({ scope }: { scope: Obj }) {
-  const label = typeof scope.label === 'string' ? scope.label : null
-  const versions = isObj(scope.versions) ? Object.entries(scope.versions) : []
+function ScopeText({ scope }: { scope: ScopeTrace }) {
+  const versions = Object.entries(scope.versions)
   return (
     <>
-      {label ?? text(scope.collections)}
-      {versions.length > 0 && (
-        <div className="muted small">{versions.map(([c, v]) => `${c}: ${v == null ? 'all versions' : text(v)}`).join(' · ')}</div>
-      )}
+      {scope.label}
+      {versions.length > 0 && <div className="muted small">{versions.map(([c, v]) => `${c}: ${text(v)}`).join(' · ')}</div>}
     </>
   )
 }
@@ -206,16 +158,16 @@ export function TracePanel() {
       </div>
     )
 
-  const question = findKey(data, ['question', 'original_question', 'query']) ?? trace.question
-  const standalone = findKey(data, ['standalone_question', 'rewritten_question'])
-  const rewritten = typeof standalone === 'string' && standalone !== question ? standalone : null
-  const scope = findKey(data, ['scope_label', 'scope'])
-  const gate = findKey(data, ['gate'])
-  const verification = findKey(data, ['verification', 'verify', 'citations_check'])
-  const outcome = findKey(data, ['outcome', 'reason', 'decision'])
-  const stages = findKey(data, ['stages_ms'])
-  const retrievalTimings = findKey(data, ['timings_ms', 'timings'])
-  const total = isObj(data) ? num(data.ms) : null
+  const question = data?.question ?? trace.question
+  const standalone = data?.data.standalone_question ?? data?.data.result.rewritten_question
+  const rewritten = standalone && standalone !== question ? standalone : null
+  const scope = data?.data.scope ?? data?.data.result.scope_label
+  const gate = data?.data.gate
+  const verification = data?.data.verification
+  const outcome = data?.outcome
+  const stages = data?.data.stages_ms
+  const retrievalTimings = data?.data.retrieval?.timings_ms
+  const total = data?.ms ?? null
   const shown = rows.slice(0, 30)
 
   return (
@@ -232,7 +184,7 @@ export function TracePanel() {
           </div>
           <div className="kv-row">
             <dt>Scope</dt>
-            <dd>{isObj(scope) ? <ScopeText scope={scope} /> : text(scope)}</dd>
+            <dd>{typeof scope === 'object' ? <ScopeText scope={scope} /> : text(scope)}</dd>
           </div>
           {outcome !== undefined && (
             <div className="kv-row">
@@ -324,20 +276,20 @@ export function TracePanel() {
           <KeyValues value={verification} />
         </Section>
       )}
-      {(isObj(stages) || isObj(retrievalTimings)) && (
+      {(stages || retrievalTimings) && (
         <Section title={`Timings${total != null ? ` (${formatMs(total)} in all)` : ''}`}>
           <table className="timings">
             <tbody>
-              {Object.entries(isObj(stages) ? stages : {}).map(([k, v]) => (
+              {Object.entries(stages ?? {}).map(([k, v]) => (
                 <tr key={`s-${k}`}>
                   <th scope="row">{k.replace(/_ms$/, '').replace(/_/g, ' ')}</th>
-                  <td className="num">{formatMs(num(v))}</td>
+                  <td className="num">{formatMs(v)}</td>
                 </tr>
               ))}
-              {Object.entries(isObj(retrievalTimings) ? retrievalTimings : {}).map(([k, v]) => (
+              {Object.entries(retrievalTimings ?? {}).map(([k, v]) => (
                 <tr key={`r-${k}`} className="sub">
                   <th scope="row">search: {k.replace(/_ms$/, '').replace(/_/g, ' ')}</th>
-                  <td className="num">{formatMs(num(v))}</td>
+                  <td className="num">{formatMs(v)}</td>
                 </tr>
               ))}
             </tbody>

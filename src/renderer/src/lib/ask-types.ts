@@ -1,31 +1,5 @@
-import { AskEvent, AskResult, ThreadMessage } from '../../../shared/answer'
-
-/**
- * The ask stream as the renderer reads it. `ask.event` and `threads.get` carry `unknown` in the IPC
- * map, so every payload is checked against the shared schemas (src/shared/answer.ts) before the
- * chat store trusts it: a malformed event is dropped rather than crashing the chat pane.
- */
-
-export type { AbstainReason, AskEvent, AskResult, Citation, ClosestSection, ThreadMessage } from '../../../shared/answer'
-
-export function parseAskEvent(raw: unknown): AskEvent | null {
-  const parsed = AskEvent.safeParse(raw)
-  if (!parsed.success) {
-    console.warn('docent: ignored a malformed ask event', parsed.error.issues[0])
-    return null
-  }
-  return parsed.data
-}
-
-export function parseAskResult(raw: unknown): AskResult | null {
-  const parsed = AskResult.safeParse(raw)
-  return parsed.success ? parsed.data : null
-}
-
-export function parseThreadMessage(raw: unknown): ThreadMessage | null {
-  const parsed = ThreadMessage.safeParse(raw)
-  return parsed.success ? parsed.data : null
-}
+/** The shapes of the ask stream, for components; the engine host validates them against the contract. */
+export type { AbstainReason, AskEvent, AskResult, Citation, ClosestSection } from '../../../shared/answer'
 
 /** Why an answer abstained, in words a person understands. */
 export function describeAbstention(reason: string | null): string {

@@ -1,20 +1,20 @@
 import { create } from 'zustand'
-import type { InvokeOutput } from '../../../shared/api'
+import type { AskEvent, AskResult, AskStage, Thread, ThreadSummary } from '../../../shared/answer'
 import type { Scope } from '../../../shared/search'
 import { call, errorMessage } from '../docent'
-import { parseAskEvent, parseAskResult, parseThreadMessage, type AskEvent, type AskResult } from '../lib/ask-types'
 import { useNav } from './nav'
 
 /**
  * Threads and the turns of the open thread. A turn streams: stage messages, then draft tokens,
  * then the final verified result that replaces the draft. Events are routed by requestId; events
- * that arrive before `invoke('ask')` has returned its requestId are buffered, not dropped.
+ * that arrive before `invoke('ask')` has returned its requestId are buffered, not dropped. The
+ * engine host validates every event and reply against the contract, so they arrive typed.
  */
 
-export type ThreadSummary = InvokeOutput<'threads.list'>[number]
+export type { ThreadSummary }
 
 export interface Stage {
-  stage: string
+  stage: AskStage
   message: string
 }
 
@@ -46,7 +46,7 @@ interface ChatState {
   ask(question: string, opts?: { searchOnly?: boolean }): Promise<void>
   retry(turnId: string): Promise<void>
   stop(): Promise<void>
-  receive(requestId: string, raw: unknown): void
+  receive(requestId: string, event: AskEvent | DoneMarker): void
   /** `ask.done`: every request ends with it; a turn still open then failed (or ended without a result). */
   finish(requestId: string, error: string | null): void
 }
@@ -57,10 +57,10 @@ interface DoneMarker {
   [DONE]: true
   error: string | null
 }
-const isDone = (v: unknown): v is DoneMarker => typeof v === 'object' && v !== null && DONE in v
+const isDone = (v: AskEvent | DoneMarker): v is DoneMarker => DONE in v
 
 let nextTurn = 1
-const pending = new Map<string, unknown[]>()
+const pending = new Map<string, (AskEvent | DoneMarker)[]>()
 
 export function activeTurn(turns: Turn[]): Turn | null {
   const last = turns.at(-1)
@@ -108,9 +108,9 @@ export const useChat = create<ChatState>()((set, get) => ({
     if (activeTurn(get().turns)) void get().stop()
     set({ threadId, turns: [], loadingThread: true })
     try {
-      const raw = await call('threads.get', { threadId })
+      const thread = await call('threads.get', { threadId })
       if (get().threadId !== threadId) return
-      const turns = turnsFromThread(raw, get().scope)
+      const turns = turnsFromThread(thread, get().scope)
       set({ turns })
       void restoreCitations(threadId, turns)
     } catch (err) {
@@ -187,24 +187,22 @@ export const useChat = create<ChatState>()((set, get) => ({
     }
   },
 
-  receive: (requestId, raw) => {
+  receive: (requestId, ev) => {
     const turn = get().turns.find((t) => t.requestId === requestId)
     if (!turn) {
       // The event beat invoke('ask') back: keep it until the requestId is known (bounded).
       const list = pending.get(requestId) ?? []
-      if (list.length < 5000) list.push(raw)
+      if (list.length < 5000) list.push(ev)
       pending.set(requestId, list)
       if (pending.size > 50) pending.delete(pending.keys().next().value!)
       return
     }
     if (turn.status === 'stopped' || turn.status === 'error' || turn.status === 'done') return
-    if (isDone(raw)) {
-      const error = raw.error ?? 'The answer ended without a result. Try again.'
+    if (isDone(ev)) {
+      const error = ev.error ?? 'The answer ended without a result. Try again.'
       set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, status: 'error', error } : t)) }))
       return
     }
-    const ev = parseAskEvent(raw)
-    if (!ev) return
     set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? applyEvent(t, ev) : t)) }))
     if (ev.type === 'final') {
       if (ev.result.thread_id && get().threadId !== ev.result.thread_id) set({ threadId: ev.result.thread_id })
@@ -237,18 +235,12 @@ function emptyResult(answer: string | null, traceId: string | null, threadId: st
 }
 
 /**
- * Rebuilds turns from `threads.get` (typed `unknown` at the boundary): a list of ThreadMessage, bare
- * or under `messages`. An assistant message that carries its full `result` is shown as it was;
- * otherwise its text is shown and `restoreCitations` fills the rest in from its trace.
+ * Rebuilds turns from `threads.get`. An assistant message that carries its full `result` is shown
+ * as it was; otherwise its text is shown and `restoreCitations` fills the rest in from its trace.
  */
-export function turnsFromThread(raw: unknown, scope: Scope): Turn[] {
-  const obj = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {}
-  const list = Array.isArray(raw) ? raw : Array.isArray(obj.messages) ? obj.messages : Array.isArray(obj.turns) ? obj.turns : []
-  const threadId = typeof obj.id === 'string' ? obj.id : ''
+export function turnsFromThread(thread: Thread, scope: Scope): Turn[] {
   const turns: Turn[] = []
-  for (const item of list as unknown[]) {
-    const m = parseThreadMessage(item)
-    if (!m) continue
+  for (const m of thread.messages) {
     if (m.role === 'user') {
       turns.push({
         id: `t${nextTurn++}`,
@@ -267,8 +259,7 @@ export function turnsFromThread(raw: unknown, scope: Scope): Turn[] {
     }
     const last = turns.at(-1)
     if (!last || last.result) continue
-    const full = parseAskResult((item as Record<string, unknown>).result)
-    turns[turns.length - 1] = { ...last, status: 'done', result: full ?? emptyResult(m.content, m.trace_id, threadId) }
+    turns[turns.length - 1] = { ...last, status: 'done', result: m.result ?? emptyResult(m.content, m.trace_id, thread.id) }
   }
   return turns
 }
@@ -279,11 +270,8 @@ async function restoreCitations(threadId: string, turns: Turn[]): Promise<void> 
     const r = t.result
     if (!r || !r.trace_id || r.citations.length > 0 || (r.answer === null && r.closest.length > 0)) continue
     try {
-      const trace = await call('trace.get', { traceId: r.trace_id })
-      const data = typeof trace === 'object' && trace !== null ? (trace as Record<string, unknown>) : {}
-      const inner = typeof data.data === 'object' && data.data !== null ? (data.data as Record<string, unknown>) : data
-      const full = parseAskResult(inner.result)
-      if (!full || useChat.getState().threadId !== threadId) continue
+      const full = (await call('trace.get', { traceId: r.trace_id })).data.result
+      if (useChat.getState().threadId !== threadId) continue
       useChat.setState((s) => ({
         turns: s.turns.map((x) => (x.id === t.id ? { ...x, result: { ...full, trace_id: r.trace_id } } : x)),
       }))

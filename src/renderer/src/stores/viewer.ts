@@ -1,4 +1,5 @@
 import { create } from 'zustand'
+import type { StoredTrace } from '../../../shared/answer'
 import type { SourceView } from '../../../shared/api'
 import { call, errorMessage } from '../docent'
 
@@ -17,7 +18,7 @@ export interface TraceState {
   traceId: string
   question: string | null
   status: 'loading' | 'ready' | 'error'
-  data: unknown
+  data: StoredTrace | null
   error: string | null
 }
 
