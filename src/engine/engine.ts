@@ -4,9 +4,10 @@ import { openPGlite } from './store/db'
 import { migrate } from './store/migrations'
 import { HNSW_SETTINGS } from './store/vector-index'
 import { collectionSlug } from './store/ids'
+import { collectionRoot, deleteCollection, failedDocuments, listCollections } from './store/collections'
+import { chunkSource, passageInContext, type ChunkSource, type PassageInContext } from './store/passages'
 import { importFolder, embedMissing, type ImportProgress, type ImportReport } from './ingest/importer'
 import type { TokenCounter } from './ingest/chunker'
-import { compareVersions } from './ingest/versions'
 import { resolveSearchScope, searchWithModels } from './retrieve/search'
 import { defaultDataDir, defaultModelsDir } from './paths'
 import { LoadedModels, type ChatModel, type Loaded } from './models/loaded'
@@ -28,28 +29,7 @@ export interface EngineOptions {
   modelsDir?: string
 }
 
-export interface ChunkSource {
-  chunk_id: string
-  collection: string
-  /** The collection's root folder, absolute. */
-  root: string
-  /** The document's path relative to the root, as stored at import. */
-  path: string
-  heading: string
-  version: string | null
-  page_start: number | null
-  page_end: number | null
-  text: string
-}
-
-/** A chunk with its place in the document, for reading a passage in context. */
-export interface PassageInContext {
-  passage: ChunkSource & { kind: string | null; position: number | null }
-  /** Chunks just before it in the same document, nearest last. */
-  previous: (ChunkSource & { kind: string | null; position: number | null })[]
-  /** Chunks just after it in the same document, nearest first. */
-  next: (ChunkSource & { kind: string | null; position: number | null })[]
-}
+export type { ChunkSource, PassageInContext }
 
 /**
  * The engine: store, import, retrieval and models behind one object. It imports nothing from
@@ -174,29 +154,7 @@ export class Engine {
    * in document order; null when the chunk is not in the index.
    */
   async passage(chunkId: string, around = 1): Promise<PassageInContext | null> {
-    type Row = ChunkSource & { kind: string | null; position: number | null; document_id: string; ordinal: number }
-    const cols = `ch.id AS chunk_id, ch.collection_id AS collection, c.root, ch.path, ch.heading, ch.version, ch.kind,
-                  ch.page_start, ch.page_end, ch.text, ch.position, ch.document_id, ch.ordinal`
-    const { rows } = await this.db.query<Row>(
-      `SELECT ${cols} FROM chunks ch JOIN collections c ON c.id = ch.collection_id WHERE ch.id = $1`,
-      [chunkId],
-    )
-    const hit = rows[0]
-    if (!hit) return null
-    const n = Math.max(0, Math.min(10, Math.floor(around)))
-    // Document order is the stored position; chunks written before it existed fall back to page, then heading and ordinal.
-    const { rows: doc } = await this.db.query<Row>(
-      `SELECT ${cols} FROM chunks ch JOIN collections c ON c.id = ch.collection_id WHERE ch.document_id = $1
-        ORDER BY ch.position NULLS LAST, ch.page_start NULLS FIRST, ch.heading, ch.ordinal, ch.id`,
-      [hit.document_id],
-    )
-    const i = doc.findIndex((r) => r.chunk_id === chunkId)
-    const strip = ({ document_id: _d, ordinal: _o, ...r }: Row) => r
-    return {
-      passage: strip(hit),
-      previous: doc.slice(Math.max(0, i - n), i).map(strip),
-      next: doc.slice(i + 1, i + 1 + n).map(strip),
-    }
+    return passageInContext(this.db, chunkId, around)
   }
 
   async reranker(): Promise<Loaded<Reranker>> {
@@ -234,9 +192,7 @@ export class Engine {
     const collection = collectionSlug(name)
     // Another embedding model was selected: build its vectors beside the current ones and switch
     // first, so this import chunks and embeds with the new model (mostly from the cache).
-    const sw = (await this.embeddingSwitchPending())
-      ? await this.switchEmbeddingModel({ signal: opts.signal })
-      : null
+    const sw = (await this.embeddingSwitchPending()) ? await this.switchEmbeddingModel({ signal: opts.signal }) : null
     if (sw && !sw.switched) {
       throw new Error(
         `the switch to embedding model ${sw.to} was cancelled; search still uses ${sw.from ?? 'the previous model'}. Import again to continue it`,
@@ -305,33 +261,7 @@ export class Engine {
   }
 
   async collections(): Promise<CollectionInfo[]> {
-    const { rows } = await this.db.query<{
-      id: string
-      root: string
-      last_sync_at: Date | null
-      chunks: number
-      documents: number
-      failed: number
-      embedded: number
-      versions: string[] | null
-    }>(
-      `SELECT c.id, c.root, c.last_sync_at, c.chunk_count AS chunks,
-              (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'indexed') AS documents,
-              (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'failed') AS failed,
-              (SELECT count(*)::int FROM chunks ch WHERE ch.collection_id = c.id AND ch.embedding IS NOT NULL) AS embedded,
-              (SELECT array_agg(DISTINCT d.version) FROM documents d WHERE d.collection_id = c.id AND d.version IS NOT NULL) AS versions
-         FROM collections c ORDER BY c.id`,
-    )
-    return rows.map((r) => ({
-      id: r.id,
-      root: r.root,
-      documents: Number(r.documents),
-      failed: Number(r.failed),
-      chunks: Number(r.chunks),
-      embedded: Number(r.embedded),
-      versions: (r.versions ?? []).sort(compareVersions),
-      last_sync_at: r.last_sync_at ? new Date(r.last_sync_at).toISOString() : null,
-    }))
+    return listCollections(this.db)
   }
 
   /**
@@ -340,46 +270,22 @@ export class Engine {
    */
   async removeCollection(id: string): Promise<boolean> {
     await this.watches.get(id)?.stop()
-    return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ id: string }>('SELECT id FROM collections WHERE id = $1 FOR UPDATE', [id])
-      if (rows.length === 0) return false
-      await tx.query('DELETE FROM chunks WHERE collection_id = $1', [id])
-      await tx.query('DELETE FROM documents WHERE collection_id = $1', [id])
-      await tx.query('DELETE FROM term_stats WHERE collection_id = $1', [id])
-      await tx.query('DELETE FROM collections WHERE id = $1', [id])
-      return true
-    })
+    return deleteCollection(this.db, id)
   }
 
   /** Documents of a collection that could not be imported, with the reason. */
   async failedDocuments(collection: string): Promise<{ path: string; reason: string }[]> {
-    const { rows } = await this.db.query<{ path: string; error: string | null }>(
-      `SELECT path, error FROM documents WHERE collection_id = $1 AND status = 'failed' ORDER BY path`,
-      [collection],
-    )
-    return rows.map((r) => ({ path: r.path, reason: r.error ?? 'unknown error' }))
+    return failedDocuments(this.db, collection)
   }
 
   /** Where an indexed chunk came from (its collection's root and the document's relative path); null when it is not in the index. */
   async chunkSource(chunkId: string): Promise<ChunkSource | null> {
-    const { rows } = await this.db.query<ChunkSource>(
-      `SELECT ch.id AS chunk_id, ch.collection_id AS collection, c.root, ch.path, ch.heading, ch.version,
-              ch.page_start, ch.page_end, ch.text
-         FROM chunks ch JOIN documents d ON d.id = ch.document_id JOIN collections c ON c.id = ch.collection_id
-        WHERE ch.id = $1 AND d.status = 'indexed'`,
-      [chunkId],
-    )
-    return rows[0] ?? null
+    return chunkSource(this.db, chunkId)
   }
 
   /** The root folder a collection was imported from, and its settings (source kind labels); null when there is no such collection. */
   async collectionRoot(id: string): Promise<{ root: string; kinds: Record<string, string> | undefined } | null> {
-    const { rows } = await this.db.query<{ root: string; settings: { kinds?: Record<string, string> } | null }>(
-      'SELECT root, settings FROM collections WHERE id = $1',
-      [id],
-    )
-    const row = rows[0]
-    return row ? { root: row.root, kinds: row.settings?.kinds } : null
+    return collectionRoot(this.db, id)
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,72 @@
+import type { CollectionInfo } from '../../shared/api'
+import { compareVersions } from '../../shared/versions'
+import type { Db, Queryable } from './db'
+
+/** Every collection with its counts and versions, by id. */
+export async function listCollections(db: Queryable): Promise<CollectionInfo[]> {
+  const { rows } = await db.query<{
+    id: string
+    root: string
+    last_sync_at: Date | null
+    chunks: number
+    documents: number
+    failed: number
+    embedded: number
+    versions: string[] | null
+  }>(
+    `SELECT c.id, c.root, c.last_sync_at, c.chunk_count AS chunks,
+            (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'indexed') AS documents,
+            (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'failed') AS failed,
+            (SELECT count(*)::int FROM chunks ch WHERE ch.collection_id = c.id AND ch.embedding IS NOT NULL) AS embedded,
+            (SELECT array_agg(DISTINCT d.version) FROM documents d WHERE d.collection_id = c.id AND d.version IS NOT NULL) AS versions
+       FROM collections c ORDER BY c.id`,
+  )
+  return rows.map((r) => ({
+    id: r.id,
+    root: r.root,
+    documents: Number(r.documents),
+    failed: Number(r.failed),
+    chunks: Number(r.chunks),
+    embedded: Number(r.embedded),
+    versions: (r.versions ?? []).sort(compareVersions),
+    last_sync_at: r.last_sync_at ? new Date(r.last_sync_at).toISOString() : null,
+  }))
+}
+
+/**
+ * Deletes a collection with its documents, chunks and term statistics, in one transaction.
+ * Cached embeddings stay: they are keyed by text, not by collection. False when there was none.
+ */
+export async function deleteCollection(db: Db, id: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ id: string }>('SELECT id FROM collections WHERE id = $1 FOR UPDATE', [id])
+    if (rows.length === 0) return false
+    await tx.query('DELETE FROM chunks WHERE collection_id = $1', [id])
+    await tx.query('DELETE FROM documents WHERE collection_id = $1', [id])
+    await tx.query('DELETE FROM term_stats WHERE collection_id = $1', [id])
+    await tx.query('DELETE FROM collections WHERE id = $1', [id])
+    return true
+  })
+}
+
+/** Documents of a collection that could not be imported, with the reason. */
+export async function failedDocuments(db: Queryable, collection: string): Promise<{ path: string; reason: string }[]> {
+  const { rows } = await db.query<{ path: string; error: string | null }>(
+    `SELECT path, error FROM documents WHERE collection_id = $1 AND status = 'failed' ORDER BY path`,
+    [collection],
+  )
+  return rows.map((r) => ({ path: r.path, reason: r.error ?? 'unknown error' }))
+}
+
+/** The root folder a collection was imported from, and its settings (source kind labels); null when there is no such collection. */
+export async function collectionRoot(
+  db: Queryable,
+  id: string,
+): Promise<{ root: string; kinds: Record<string, string> | undefined } | null> {
+  const { rows } = await db.query<{ root: string; settings: { kinds?: Record<string, string> } | null }>(
+    'SELECT root, settings FROM collections WHERE id = $1',
+    [id],
+  )
+  const row = rows[0]
+  return row ? { root: row.root, kinds: row.settings?.kinds } : null
+}
