@@ -11,12 +11,7 @@ export {
   type DownloadResult,
 } from './download'
 export { DEFAULT_HUB_ENDPOINT, resolveUrl } from './hub'
-export {
-  ModelManager,
-  ModelManagerError,
-  PinMismatchError,
-  hashFile,
-  type DownloadModelOptions,
-  type ModelDownloadProgress,
-  type ModelManagerOptions,
-} from './manager'
+export { ModelManagerError, PinMismatchError } from './errors'
+export { hashFile } from './files'
+export type { ModelDownloadProgress } from './download-model'
+export { ModelManager, type DownloadModelOptions, type ModelManagerOptions } from './manager'
