@@ -138,7 +138,7 @@ export function foldDeepSections(sections: ParsedDocument['sections']): ParsedDo
     if (section.level > FOLD_LEVEL && anchor && isDescendant && anchor.level <= FOLD_LEVEL) {
       const extra = section.headings.slice(anchor.headings.length).join(' > ')
       const page = section.blocks[0]?.page
-      anchor.blocks.push({ kind: 'paragraph', text: extra, ...(page !== undefined ? { page } : {}) }, ...section.blocks)
+      anchor.blocks.push({ kind: 'paragraph', text: extra, page }, ...section.blocks)
       continue
     }
     out.push({ ...section, blocks: [...section.blocks] })

@@ -53,7 +53,7 @@ const EMBED_FLUSH_TEXTS = 64
  */
 export async function importFolder(db: Db, folder: string, opts: ImportOptions): Promise<ImportReport> {
   const root = path.resolve(folder)
-  await upsertCollection(db, opts.collection, root, opts.kinds ? { kinds: opts.kinds } : {})
+  await upsertCollection(db, opts.collection, root, { kinds: opts.kinds })
   // A watcher's path sync is not a job: if it dies, the watcher's catch-up sync on start redoes it.
   if (opts.onlyPaths) return syncFolder(db, root, opts, null)
   const jobId = await startImportJob(db, opts.collection, root)

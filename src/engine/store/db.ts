@@ -55,7 +55,8 @@ class PGliteDb implements Db {
 export async function openPGlite(dataDir: string | null): Promise<Db> {
   if (dataDir) await mkdir(dataDir, { recursive: true })
   const pg = await PGlite.create({
-    ...(dataDir ? { dataDir } : {}),
+    // PGlite opens an in-memory database for an undefined dataDir, as for an absent one.
+    dataDir: dataDir ?? undefined,
     extensions: { vector },
   })
   return new PGliteDb(pg, dataDir)

@@ -105,8 +105,8 @@ export async function watchCollection(
   const watcher = await FolderWatcher.start({
     root,
     isSupported: (rel) => parserFor(rel) !== null,
-    ...(opts.quietMs !== undefined ? { quietMs: opts.quietMs } : {}),
-    ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+    quietMs: opts.quietMs,
+    maxWaitMs: opts.maxWaitMs,
     onChanges: (paths, info) => run('changes', paths, info.firstEventAt),
     onError: (err) => emit({ type: 'watch-error', collection, error: err.message }),
   })
