@@ -8,7 +8,7 @@ export default defineConfig({
   plugins: [react()],
   test: {
     include: ['src/**/*.test.{ts,tsx}', 'evals/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/*.faults.test.ts'],
+    exclude: ['**/node_modules/**', '**/*.faults.test.ts', '**/*.real.test.ts'],
     environment: 'node',
     testTimeout: 120_000,
     hookTimeout: 180_000,

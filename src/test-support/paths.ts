@@ -15,3 +15,9 @@ export async function tempDir(prefix = 'docent-test-'): Promise<{ dir: string; c
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix))
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
+
+/**
+ * Real models installed by `npm run models:dev -- <dir>` (CI: `.models` in the checkout, embedder
+ * only). The real-model suite (npm run test:real) needs them; nothing else does.
+ */
+export const realModels = path.resolve(process.env['DOCENT_REAL_MODELS'] ?? path.join(repoRoot, '.models'))
