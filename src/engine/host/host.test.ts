@@ -365,9 +365,9 @@ describe('engine host dispatch', () => {
 
   it('keeps conversations: a thread lists, reads back with each answer, and deletes', async () => {
     const ask = async (question: string, threadId?: string) => {
-      const { requestId } = ok(
-        await host.dispatch('ask', { question, scope: {}, searchOnly: true, ...(threadId ? { threadId } : {}) }),
-      ) as { requestId: string }
+      const { requestId } = ok(await host.dispatch('ask', { question, scope: {}, searchOnly: true, threadId })) as {
+        requestId: string
+      }
       await waitFor((e) => e.event === 'ask.done' && idOf(e) === requestId)
       const final = events.find(
         (e) =>

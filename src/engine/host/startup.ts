@@ -23,7 +23,8 @@ export async function resumeAndWatch(engine: Engine, imports: ImportJobs, emit: 
       await engine
         .watch(c.id, {
           onEvent: (e) => {
-            if (e.type === 'sync-finished' && e.added + e.changed + e.removed > 0) emit('collections.changed', { collection: c.id })
+            if (e.type === 'sync-finished' && e.added + e.changed + e.removed > 0)
+              emit('collections.changed', { collection: c.id })
           },
         })
         .catch((err: unknown) => console.error(`[engine-host] cannot watch ${c.id}: ${errorMessage(err)}`))

@@ -1,4 +1,4 @@
-import type { ModelRole } from './types'
+import { MODEL_ROLES, type ModelRole } from './types'
 
 /**
  * The default model set, sized for a typical laptop CPU (8-16 GB RAM, no GPU). See
@@ -167,7 +167,7 @@ export function validateCatalog(catalog: readonly CatalogEntry[]): string[] {
       }
     }
   }
-  for (const role of ['embedding', 'reranker', 'llm'] as const) {
+  for (const role of MODEL_ROLES) {
     const defaults = catalog.filter((e) => e.role === role && e.isDefault).length
     if (defaults !== 1) problems.push(`${role}: ${defaults} defaults (want exactly 1)`)
   }

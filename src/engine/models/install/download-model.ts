@@ -191,7 +191,13 @@ export async function downloadModel(
 }
 
 /** Installed from this catalog entry at this revision, hashes agree with catalog/lock, files present with their sizes. */
-async function isIntactInstall(folder: ModelFolder, rec: InstalledRecord, entry: CatalogEntry, revision: string, lock: PinsLock): Promise<boolean> {
+async function isIntactInstall(
+  folder: ModelFolder,
+  rec: InstalledRecord,
+  entry: CatalogEntry,
+  revision: string,
+  lock: PinsLock,
+): Promise<boolean> {
   if (rec.source !== 'download' || rec.catalogId !== entry.id || rec.repo !== entry.repo || rec.revision !== revision) {
     return false
   }

@@ -114,7 +114,8 @@ export class FakeHub {
           path: f.path,
           size: f.bytes.length,
           oid: lfs ? randomBytes(20).toString('hex') : gitBlobSha1(f.bytes),
-          ...(lfs ? { lfs: { oid: f.publishedSha256 ?? sha256(f.bytes), size: f.bytes.length, pointerSize: 134 } } : {}),
+          // JSON leaves out an undefined lfs, as the hub does for files stored in git.
+          lfs: lfs ? { oid: f.publishedSha256 ?? sha256(f.bytes), size: f.bytes.length, pointerSize: 134 } : undefined,
         })
       }
       for (const d of dirs) entries.push({ type: 'directory', path: d, oid: randomBytes(20).toString('hex'), size: 0 })

@@ -78,7 +78,10 @@ export class ModelManager {
 
   /** Per role: the active model, whether it is on disk, every installed model with sizes, hashes and source. Local only. */
   async status(): Promise<ModelStatus[]> {
-    const [installed, settings] = await Promise.all([readInstalled(this.folder.installedFile), readSettings(this.folder.settingsFile)])
+    const [installed, settings] = await Promise.all([
+      readInstalled(this.folder.installedFile),
+      readSettings(this.folder.settingsFile),
+    ])
     const out: ModelStatus[] = []
     for (const role of MODEL_ROLES) {
       const names = await this.folder.listOnDisk(role)
