@@ -185,6 +185,7 @@ async function cmdEval(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv
   if (sub === 'answers') return cmdEvalAnswers(rest)
   if (sub === 'compare') return cmdEvalCompare(rest)
+  if (sub === 'gate') return (await import('./eval-gate')).cmdEvalGate(rest)
   if (sub !== 'retrieval')
     fail(`unknown eval "${sub ?? ''}"; try: docent eval retrieval --corpus <folder> --questions <file.jsonl>`)
   const { values } = parseArgs({

@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto'
+import type { StoredTrace } from '../../shared/answer'
+import type { EvalQuestion } from '../eval/questions'
+import { round } from '../util/numbers'
+import type { AskEngine } from './ask'
+import { askWithEngine } from './ask'
+import { KEYWORD_COVERAGE, cosineFloorFor } from './gate'
+
+/**
+ * Calibrating the degraded relevance gate (no reranker: best cosine OR keyword coverage) on real
+ * evidence. Each question runs through the real pipeline in search-only mode, so the gate sees the
+ * same retrieval, scope and keyword statistics it sees when a person asks; the trace gives the
+ * numbers. The questions are split in two by a hash of their id: the thresholds are fitted on one
+ * half (in-sample figures, optimistic) and reported on the other (held-out).
+ */
+
+export interface GateSample {
+  id: string
+  set: string
+  kind: string
+  answerable: boolean
+  best_cosine: number | null
+  keyword_top_coverage: number | null
+  meaningful_terms: number
+  /** What the gate in force today decided. */
+  passed_now: boolean
+  half: 'fit' | 'held_out'
+}
+
+export interface GateRule {
+  cosine_floor: number
+  keyword_coverage: number
+}
+
+export interface GateScore {
+  answerable: number
+  answerable_kept: number
+  unanswerable: number
+  unanswerable_refused: number
+  /** Mean of the two rates, so a handful of unanswerable questions is not outvoted by many answerable ones. */
+  balanced_accuracy: number
+}
+
+export interface GateCalibrationReport {
+  embedder: string | null
+  current: GateRule
+  fitted: GateRule
+  current_on: { fit: GateScore; held_out: GateScore }
+  fitted_on: { fit: GateScore; held_out: GateScore }
+  samples: GateSample[]
+}
+
+/** Deterministic half assignment: the same question always lands in the same half. */
+export function halfOf(set: string, id: string): 'fit' | 'held_out' {
+  const byte = createHash('sha256').update(`${set}/${id}`).digest()[0]!
+  return byte % 2 === 0 ? 'fit' : 'held_out'
+}
+
+export function passes(s: Pick<GateSample, 'best_cosine' | 'keyword_top_coverage' | 'meaningful_terms'>, rule: GateRule): boolean {
+  const cosineOk = s.best_cosine !== null && s.best_cosine >= rule.cosine_floor
+  const keywordOk = s.keyword_top_coverage !== null && s.keyword_top_coverage >= rule.keyword_coverage && s.meaningful_terms > 0
+  return cosineOk || keywordOk
+}
+
+export function scoreRule(samples: GateSample[], rule: GateRule): GateScore {
+  const ans = samples.filter((s) => s.answerable)
+  const un = samples.filter((s) => !s.answerable)
+  const kept = ans.filter((s) => passes(s, rule)).length
+  const refused = un.filter((s) => !passes(s, rule)).length
+  const rate = (a: number, b: number) => (b ? a / b : 1)
+  return {
+    answerable: ans.length,
+    answerable_kept: kept,
+    unanswerable: un.length,
+    unanswerable_refused: refused,
+    balanced_accuracy: round((rate(kept, ans.length) + rate(refused, un.length)) / 2, 4),
+  }
+}
+
+/** Candidates midway between neighbouring observed values, plus one beyond each end. */
+function candidates(values: number[]): number[] {
+  const v = [...new Set(values)].sort((a, b) => a - b)
+  if (v.length === 0) return [0]
+  const out = [v[0]! - 0.01]
+  for (let i = 1; i < v.length; i++) out.push((v[i - 1]! + v[i]!) / 2)
+  out.push(v[v.length - 1]! + 0.01)
+  return out.map((x) => round(x, 4))
+}
+
+/**
+ * Grid search over both thresholds for the best balanced accuracy. Ties go to the stricter rule
+ * (higher floors): a wrong answer costs a person more than an honest "the documents don't say".
+ */
+export function fitGateRule(samples: GateSample[]): GateRule {
+  const cos = candidates(samples.flatMap((s) => (s.best_cosine === null ? [] : [s.best_cosine])))
+  const cov = candidates(samples.flatMap((s) => (s.keyword_top_coverage === null ? [] : [s.keyword_top_coverage])))
+  let best: { rule: GateRule; score: number } | null = null
+  for (const c of cos)
+    for (const k of cov) {
+      const rule = { cosine_floor: c, keyword_coverage: k }
+      const score = scoreRule(samples, rule).balanced_accuracy
+      const stricter = best && score === best.score && c + k > best.rule.cosine_floor + best.rule.keyword_coverage
+      if (!best || score > best.score || stricter) best = { rule, score }
+    }
+  return best!.rule
+}
+
+/** Runs every question (small talk aside: the router answers it before the gate) and records the gate's evidence. */
+export async function collectGateSamples(
+  engine: AskEngine & { trace(id: string): Promise<StoredTrace | null> },
+  questions: EvalQuestion[],
+  opts: { set: string; collection: string; onQuestion?: (done: number, total: number) => void },
+): Promise<{ samples: GateSample[]; embedder: string | null }> {
+  const samples: GateSample[] = []
+  let embedder: string | null = null
+  const asked = questions.filter((q) => q.kind !== 'smalltalk')
+  for (const [i, q] of asked.entries()) {
+    const result = await askWithEngine(
+      engine,
+      {
+        question: q.question,
+        scope: { collections: [opts.collection], version: q.version ?? 'all' },
+        searchOnly: true,
+      },
+      { mode: 'hybrid', rerank: false, gate: true, useCache: false, chat: null },
+    )
+    const trace = (await engine.trace(result.trace_id))?.data
+    opts.onQuestion?.(i + 1, asked.length)
+    const decision = trace?.gate?.decision
+    if (!decision) continue
+    embedder ??= trace?.retrieval?.embedder ?? null
+    samples.push({
+      id: q.id,
+      set: opts.set,
+      kind: q.kind,
+      answerable: q.answerable,
+      best_cosine: decision.best_cosine,
+      keyword_top_coverage: decision.keyword_top_coverage,
+      meaningful_terms: trace?.gate?.keyword?.meaningful.length ?? 0,
+      passed_now: decision.pass,
+      half: halfOf(opts.set, q.id),
+    })
+  }
+  return { samples, embedder }
+}
+
+export function calibrateDegradedGate(samples: GateSample[], embedder: string | null): GateCalibrationReport {
+  const fit = samples.filter((s) => s.half === 'fit')
+  const held = samples.filter((s) => s.half === 'held_out')
+  const current = { cosine_floor: cosineFloorFor(embedder), keyword_coverage: KEYWORD_COVERAGE }
+  const fitted = fitGateRule(fit)
+  return {
+    embedder,
+    current,
+    fitted,
+    current_on: { fit: scoreRule(fit, current), held_out: scoreRule(held, current) },
+    fitted_on: { fit: scoreRule(fit, fitted), held_out: scoreRule(held, fitted) },
+    samples,
+  }
+}
