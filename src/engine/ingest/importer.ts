@@ -1,8 +1,7 @@
 import path from 'node:path'
 import type { Db } from '../store/db'
-import { toVectorLiteral } from '../store/vector-index'
-import { cachedEmbeddings, markSynced, storeEmbeddings, upsertCollection } from '../store/writer'
-import { type TokenCounter, chunkerSignature, embeddingText } from './chunker'
+import { markSynced, upsertCollection } from '../store/writer'
+import { type TokenCounter, chunkerSignature } from './chunker'
 import type { WalkIssue } from './walk'
 import { finishImportJob, recordImportProgress, startImportJob } from './jobs'
 import { type PreparedDocument, chunkParsed } from './sync/chunk'
@@ -17,8 +16,9 @@ import type { ImportProgress, ImportReport } from '../../shared/api'
 // The report and progress cross to the app as they are: their one definition is the contract's.
 export type { ImportProgress, ImportReport }
 
-// Declared with the embed stage that calls it; callers of the importer name it from here.
+// Declared with the embed stage; callers of the importer name them from here.
 export type { EmbedderLike }
+export { embedMissing } from './sync/embed'
 
 /** One document the import added, changed, removed or could not read (the watcher's change sets). */
 export interface DocumentChange {
@@ -227,56 +227,4 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
     ms: Date.now() - started,
     timings: timer.rounded(),
   }
-}
-
-/**
- * Embeds every chunk not yet embedded by `embedder` (imported before a model was installed, or
- * embedded by a previous model). Identical text is served from the cache.
- */
-export async function embedMissing(
-  db: Db,
-  embedder: EmbedderLike,
-  opts: { collection?: string; signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
-): Promise<{ embedded: number; fromCache: number }> {
-  const where = `(embedding_model IS DISTINCT FROM $1)${opts.collection ? ' AND collection_id = $2' : ''}`
-  const params: unknown[] = opts.collection ? [embedder.id, opts.collection] : [embedder.id]
-  const { rows: countRows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks WHERE ${where}`, params)
-  const total = Number(countRows[0]?.n ?? 0)
-  let done = 0
-  let embedded = 0
-  let fromCache = 0
-  while (!opts.signal?.aborted) {
-    const { rows } = await db.query<{ id: string; heading: string; text: string; embed_hash: string }>(
-      `SELECT id, heading, text, embed_hash FROM chunks WHERE ${where} ORDER BY id LIMIT 128`,
-      params,
-    )
-    if (rows.length === 0) break
-    const cached = await cachedEmbeddings(db, embedder.id, [...new Set(rows.map((r) => r.embed_hash))])
-    const missing = new Map<string, string>()
-    for (const r of rows) {
-      if (!cached.has(r.embed_hash)) missing.set(r.embed_hash, embeddingText(r.heading ? r.heading.split(' > ') : [], r.text))
-    }
-    if (missing.size) {
-      const hashes = [...missing.keys()]
-      const vectors = await embedder.embedDocuments([...missing.values()], opts.signal)
-      const fresh = hashes.map((hash, i) => ({ hash, embedding: vectors[i]! }))
-      await storeEmbeddings(db, embedder.id, fresh)
-      for (const f of fresh) cached.set(f.hash, f.embedding)
-      embedded += fresh.length
-    }
-    fromCache += rows.length - missing.size
-    await db.transaction(async (tx) => {
-      for (const r of rows) {
-        const v = cached.get(r.embed_hash)!
-        await tx.query(`UPDATE chunks SET embedding = $2::vector, embedding_model = $3 WHERE id = $1`, [
-          r.id,
-          toVectorLiteral(v),
-          embedder.id,
-        ])
-      }
-    })
-    done += rows.length
-    opts.onProgress?.(done, total)
-  }
-  return { embedded, fromCache }
 }

@@ -1,5 +1,7 @@
-import type { Db } from '../../store/db'
+import type { Db, Queryable } from '../../store/db'
+import { toVectorLiteral } from '../../store/vector-index'
 import { cachedEmbeddings, storeEmbeddings, type ChunkRow } from '../../store/writer'
+import { embeddingText } from '../chunker'
 import type { PreparedDocument } from './chunk'
 import type { StageTimer } from './timings'
 
@@ -36,7 +38,7 @@ export async function embedBatch(
   }
 }
 
-/** Cache hits first, the model only for text not embedded before by this model. */
+/** Sets each chunk's embedding; identical text in the batch is embedded once. */
 async function embedInto(
   db: Db,
   embedder: EmbedderLike,
@@ -45,22 +47,84 @@ async function embedInto(
 ): Promise<void> {
   const all: { row: ChunkRow; text: string }[] = []
   for (const p of batch) p.chunks.forEach((row, i) => all.push({ row, text: p.texts[i]! }))
-  const cached = await cachedEmbeddings(db, embedder.id, [...new Set(all.map((a) => a.row.embedHash))])
-  const missing = new Map<string, string>()
-  for (const a of all) if (!cached.has(a.row.embedHash)) missing.set(a.row.embedHash, a.text)
-  if (missing.size > 0) {
-    const hashes = [...missing.keys()]
-    // Only the model call counts as embedding time: the cache look-ups are database work.
-    const t0 = performance.now()
-    const vectors = await embedder.embedDocuments([...missing.values()], opts.signal)
-    opts.timer.add('embed', performance.now() - t0)
-    const fresh = hashes.map((hash, i) => ({ hash, embedding: vectors[i]! }))
-    await storeEmbeddings(db, embedder.id, fresh)
-    for (const f of fresh) cached.set(f.hash, f.embedding)
-    opts.onEmbedded(fresh.length)
-  }
+  const { vectors, embedded } = await vectorsFor(db, embedder, new Map(all.map((a) => [a.row.embedHash, a.text])), {
+    signal: opts.signal,
+    onModelMs: (ms) => opts.timer.add('embed', ms),
+  })
+  if (embedded > 0) opts.onEmbedded(embedded)
   for (const a of all) {
-    a.row.embedding = cached.get(a.row.embedHash) ?? null
+    a.row.embedding = vectors.get(a.row.embedHash) ?? null
     a.row.embeddingModel = a.row.embedding ? embedder.id : null
   }
+}
+
+/**
+ * The vectors of some texts, by embed hash: from the embedding cache where this model has embedded
+ * the same text before, else from the model, and then cached. `embedded` counts the model's.
+ */
+async function vectorsFor(
+  db: Queryable,
+  embedder: EmbedderLike,
+  texts: Map<string, string>,
+  opts: { signal?: AbortSignal | undefined; onModelMs?: (ms: number) => void },
+): Promise<{ vectors: Map<string, Float32Array>; embedded: number }> {
+  const vectors = await cachedEmbeddings(db, embedder.id, [...texts.keys()])
+  const missing = [...texts].filter(([hash]) => !vectors.has(hash))
+  if (missing.length === 0) return { vectors, embedded: 0 }
+  // Only the model call counts as embedding time: the cache look-ups are database work.
+  const inputs = missing.map(([, text]) => text)
+  const t0 = performance.now()
+  const fresh = await embedder.embedDocuments(inputs, opts.signal)
+  opts.onModelMs?.(performance.now() - t0)
+  const stored = missing.map(([hash], i) => ({ hash, embedding: fresh[i]! }))
+  await storeEmbeddings(db, embedder.id, stored)
+  for (const f of stored) vectors.set(f.hash, f.embedding)
+  return { vectors, embedded: stored.length }
+}
+
+/**
+ * Embeds every chunk not yet embedded by `embedder` (imported before a model was installed, or
+ * embedded by a previous model). Identical text is served from the cache.
+ */
+export async function embedMissing(
+  db: Db,
+  embedder: EmbedderLike,
+  opts: { collection?: string; signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
+): Promise<{ embedded: number; fromCache: number }> {
+  const where = `(embedding_model IS DISTINCT FROM $1)${opts.collection ? ' AND collection_id = $2' : ''}`
+  const params: unknown[] = opts.collection ? [embedder.id, opts.collection] : [embedder.id]
+  const { rows: countRows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks WHERE ${where}`, params)
+  const total = Number(countRows[0]?.n ?? 0)
+  let done = 0
+  let embedded = 0
+  let fromCache = 0
+  while (!opts.signal?.aborted) {
+    const { rows } = await db.query<{ id: string; heading: string; text: string; embed_hash: string }>(
+      `SELECT id, heading, text, embed_hash FROM chunks WHERE ${where} ORDER BY id LIMIT 128`,
+      params,
+    )
+    if (rows.length === 0) break
+    const texts = new Map(rows.map((r) => [r.embed_hash, r]))
+    const batch = await vectorsFor(
+      db,
+      embedder,
+      new Map([...texts].map(([hash, r]) => [hash, embeddingText(r.heading ? r.heading.split(' > ') : [], r.text)])),
+      { signal: opts.signal },
+    )
+    embedded += batch.embedded
+    fromCache += rows.length - batch.embedded
+    await db.transaction(async (tx) => {
+      for (const r of rows) {
+        const v = batch.vectors.get(r.embed_hash)!
+        await tx.query(`UPDATE chunks SET embedding = $2::vector, embedding_model = $3 WHERE id = $1`, [
+          r.id,
+          toVectorLiteral(v),
+          embedder.id,
+        ])
+      }
+    })
+    done += rows.length
+    opts.onProgress?.(done, total)
+  }
+  return { embedded, fromCache }
 }
