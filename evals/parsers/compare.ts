@@ -148,15 +148,26 @@ function diff(before: Dump, after: Dump, verbose: boolean): void {
       `\n${n}: sections ${a.sections!.length}->${b.sections!.length}, chunks ${a.chunks}->${b.chunks}, headings ${a.headings}->${b.headings}` +
         (a.title !== b.title ? `, title ${JSON.stringify(a.title)}->${JSON.stringify(b.title)}` : ''),
     )
-    const key = (s: { headings: string[] }) => s.headings.join(' > ')
-    const bs = new Map(b.sections!.map((s) => [key(s), s]))
-    const as = new Map(a.sections!.map((s) => [key(s), s]))
-    for (const s of a.sections!) if (!bs.has(key(s))) console.log(`  - section [${key(s)}]`)
-    for (const s of b.sections!) if (!as.has(key(s))) console.log(`  + section [${key(s)}]`)
-    for (const s of a.sections!) {
-      const t = bs.get(key(s))
+    // A breadcrumb can recur (text before and after a group of tabs): number the repeats.
+    const keyed = (list: NonNullable<DocStats['sections']>) => {
+      const seen = new Map<string, number>()
+      return list.map((s) => {
+        const base = s.headings.join(' > ')
+        const k = seen.get(base) ?? 0
+        seen.set(base, k + 1)
+        const entry: [string, (typeof list)[number]] = [k ? `${base} #${k + 1}` : base, s]
+        return entry
+      })
+    }
+    const ak = keyed(a.sections!)
+    const bs = new Map(keyed(b.sections!))
+    const as = new Map(ak)
+    for (const [k] of ak) if (!bs.has(k)) console.log(`  - section [${k}]`)
+    for (const k of bs.keys()) if (!as.has(k)) console.log(`  + section [${k}]`)
+    for (const [k, s] of ak) {
+      const t = bs.get(k)
       if (!t || t.text === s.text) continue
-      console.log(`  ~ text of [${key(s)}] ${hash(s.text)}->${hash(t.text)}`)
+      console.log(`  ~ text of [${k}] ${hash(s.text)}->${hash(t.text)}`)
       if (verbose) lineDiff(s.text, t.text)
     }
   }

@@ -1,41 +1,32 @@
+import type { Blockquote, List, PhrasingContent, RootContent } from 'mdast'
+import { fromMarkdown } from 'mdast-util-from-markdown'
+import { frontmatterFromMarkdown } from 'mdast-util-frontmatter'
+import { gfmFromMarkdown } from 'mdast-util-gfm'
+import { frontmatter } from 'micromark-extension-frontmatter'
+import { gfm } from 'micromark-extension-gfm'
 import { isMap, isScalar, parseDocument } from 'yaml'
 import type { BlockKind, ParsedDocument, ParserFn } from '../types'
 import { DocBuilder } from './builder'
-import { renderTable, walkHtml } from './html'
-import { componentLabel, isTitledLabel, joinLabel, reduceInline, type TagEvent } from './inline'
-import { scanTag, type AttrValue, type ScannedTag } from './mdx-syntax'
 import { guarded } from './guard'
+import { renderTable, walkHtml } from './html'
+import { componentLabel, isTitledLabel, joinLabel, phrasingText, type InlineResult, type TagEvent } from './inline'
+import { PLACEHOLDER, isPlaceholderOnly, prepareSource, restoreTags, type JsxTag } from './mdx-lenient'
+import type { AttrValue, ScannedTag } from './mdx-syntax'
 import { checkText } from './textcheck'
 
 /**
- * Markdown (CommonMark + GFM tables) and MDX to sections and blocks.
- *
- * A line-based block parser, written for documentation sites rather than full CommonMark
- * conformance: ATX and setext headings, fenced and indented code, GFM tables, lists (nested,
- * rendered as "- item" lines), block quotes, raw HTML blocks (read with the HTML walker), front
- * matter, and for MDX: import/export lines, `{expressions}` and `{/* comments *\/}` dropped, JSX
- * components reduced to their text (Mintlify components read well: a <Tab title="Python"> adds
- * "Python" to the breadcrumb of headings inside it, <Note> prefixes "Note:", a <Card title> or
- * <Accordion title> prefixes its title, <Tooltip tip> appends the tip).
+ * Markdown (CommonMark + GFM + YAML front matter, read by mdast-util-from-markdown) and MDX (the
+ * same, after the lenient rewrite in mdx-lenient.ts) to sections and blocks. This file walks the
+ * tree: headings start sections, lists become "- item" lines, tables Markdown rows, raw HTML goes
+ * through the HTML walker, and components become containers. Mintlify components read well: a
+ * <Tab title="Python"> adds "Python" to the breadcrumb of headings inside it, <Note> prefixes
+ * "Note:", a <Card title> or <Accordion title> prefixes its title, <Tooltip tip> appends the tip.
  */
 
-const FENCE = /^(`{3,}|~{3,})(.*)$/
-const ATX = /^(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
-const HR = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/
-const LIST = /^([-*+]|(\d{1,9})[.)])(?:([ \t]+)(.*))?$/
-const LINK_DEF = /^\[[^\]^][^\]]{0,999}\]:[ \t]*\S/
-const ESM =
-  /^(?:import\s+(?:["']|\{|\*\s+as\s|[\w$]+\s*,|[\w$]+\s+from\s*["'])|export\s+(?:const|let|var|function|default|class|async|\{|\*)(?:\s|$|\{))/
-/** CommonMark HTML block type 6: block-level tags, which may interrupt a paragraph. */
-const HTML_BLOCK_TAGS = new Set(
-  'address article aside base basefont blockquote body caption center col colgroup dd details dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav noframes ol optgroup option p param search section summary table tbody td tfoot th thead title tr track ul'.split(
-    ' ',
-  ),
-)
-const RAW_HTML = /^<(pre|script|style|textarea)(?:\s|>|$)/i
 const MAX_CONTAINER_DEPTH = 64
 /** Components whose title starts a section of its own (alternatives such as language tabs). */
 const TAB_COMPONENTS = new Set(['Tab'])
+const ALERT = /^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*(?:\n|$)/i
 
 interface Container {
   name: string
@@ -44,80 +35,14 @@ interface Container {
   titled: boolean
 }
 
-function indentOf(line: string): { ind: number; chars: number } {
-  let ind = 0
-  let k = 0
-  while (k < line.length) {
-    const c = line[k]
-    if (c === ' ') ind++
-    else if (c === '\t') ind += 4 - (ind % 4)
-    else break
-    k++
-  }
-  return { ind, chars: k }
-}
-
-const isBlank = (l: string) => /^[ \t]*$/.test(l)
-
-/** Remove up to `cols` columns of leading whitespace. */
-function stripIndent(line: string, cols: number): string {
-  let col = 0
-  let k = 0
-  while (k < line.length && col < cols) {
-    const c = line[k]
-    if (c === ' ') col++
-    else if (c === '\t') col += 4 - (col % 4)
-    else break
-    k++
-  }
-  return line.slice(k)
-}
-
-function splitRow(row: string): string[] {
-  let t = row.trim()
-  if (t.startsWith('|')) t = t.slice(1)
-  if (t.endsWith('|') && !t.endsWith('\\|')) t = t.slice(0, -1)
-  const cells: string[] = []
-  let cur = ''
-  for (let k = 0; k < t.length; k++) {
-    const c = t[k]!
-    if (c === '\\' && t[k + 1] === '|') {
-      cur += '|'
-      k++
-    } else if (c === '|') {
-      cells.push(cur.trim())
-      cur = ''
-    } else cur += c
-  }
-  cells.push(cur.trim())
-  return cells
-}
-
-function isDelimiterRow(line: string): number {
-  if (!line.includes('-')) return 0
-  const cells = splitRow(line)
-  if (!cells.every((c) => /^:?-+:?$/.test(c))) return 0
-  if (cells.length === 1 && !line.includes('|')) return 0
-  return cells.length
-}
-
-export interface FrontMatter {
-  meta: Record<string, unknown>
-  body: string
-}
-
-/** YAML front matter between `---` lines. Invalid YAML is ignored (the body still parses). */
-export function splitFrontMatter(text: string): FrontMatter {
-  const m = /^---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/.exec(text)
-  if (!m) return { meta: {}, body: text }
-  const body = text.slice(m[0].length)
-  const src = m[1]!
+/** YAML front matter to metadata. Invalid YAML is ignored (the body still parses). */
+function frontMatter(src: string): Record<string, unknown> {
   let meta: Record<string, unknown> = {}
   try {
     const doc = parseDocument(src, { uniqueKeys: false, prettyErrors: false })
     if (doc.errors.length === 0 && isMap(doc.contents)) {
       const js: unknown = doc.toJS({ maxAliasCount: 100 })
-      if (js && typeof js === 'object' && !Array.isArray(js)) meta = js as Record<string, unknown>
+      if (js && typeof js === 'object' && !Array.isArray(js)) meta = { ...js }
       // `version: 1.10` is the number 1.1 to YAML; keep what the author wrote.
       const v = doc.get('version', true)
       if (isScalar(v) && typeof v.value !== 'string' && v.value !== null && v.range) {
@@ -127,381 +52,156 @@ export function splitFrontMatter(text: string): FrontMatter {
   } catch {
     meta = {}
   }
-  return { meta, body }
+  return meta
 }
 
-class MarkdownParser {
-  private readonly lines: string[]
-  private readonly n: number
+class MarkdownWalker {
   readonly b = new DocBuilder()
-  private para: string[] = []
   private readonly containers: Container[] = []
+  /** List lines not yet emitted: adjacent lists (even of different kinds) read as one block. */
+  private listLines: string[] = []
 
-  constructor(
-    body: string,
-    private readonly mdx: boolean,
-  ) {
-    this.lines = body.split('\n')
-    this.n = this.lines.length
+  constructor(private readonly tags: readonly JsxTag[]) {}
+
+  flow(nodes: readonly RootContent[]): void {
+    for (const n of nodes) this.block(n)
   }
 
-  run(): void {
-    let i = 0
-    while (i < this.n) i = this.step(i)
-    this.flushPara()
+  finish(): void {
+    this.flushList()
     while (this.containers.length > 0) this.popContainerAt(this.containers.length - 1)
   }
 
-  // ---- blocks -------------------------------------------------------------------------------
+  private inline(nodes: readonly PhrasingContent[]): InlineResult {
+    return phrasingText(nodes, this.tags)
+  }
 
-  private step(i: number): number {
-    const line = this.lines[i]!
-    if (isBlank(line)) {
-      this.flushPara()
-      return i + 1
-    }
-    const { ind, chars } = indentOf(line)
-    const rest = line.slice(chars)
-    const relaxed = ind <= 3 || this.mdx || this.containers.length > 0
-    const inPara = this.para.length > 0
-
-    const fm = FENCE.exec(rest)
-    if (fm && relaxed && !(fm[1]![0] === '`' && fm[2]!.includes('`'))) {
-      this.flushPara()
-      return this.fencedCode(i, ind, fm[1]!)
-    }
-    if (!this.mdx && ind >= 4 && !inPara && this.containers.length === 0) return this.indentedCode(i)
-    if (relaxed && rest[0] === '#') {
-      const hm = ATX.exec(rest)
-      if (hm) {
-        this.flushPara()
-        this.heading(hm[1]!.length, hm[2] ?? '')
-        return i + 1
+  private block(n: RootContent): void {
+    switch (n.type) {
+      case 'heading': {
+        this.flushList()
+        const text = this.inline(n.children).text.replace(/[ \t]*\{#[\w:.-]+\}$/, '')
+        if (!text) return
+        for (const c of this.containers) c.pending = null
+        this.b.heading(n.depth, text)
+        return
       }
-    }
-    if (inPara && ind <= 3 && /^(?:=+|-+)[ \t]*$/.test(rest)) {
-      const text = this.para.join('\n')
-      this.para = []
-      this.heading(rest[0] === '=' ? 1 : 2, text)
-      return i + 1
-    }
-    if (relaxed && HR.test(rest)) {
-      this.flushPara()
-      return i + 1
-    }
-    if (this.mdx && ind === 0 && !inPara && this.containers.length === 0 && ESM.test(rest)) {
-      let j = i + 1
-      while (j < this.n && !isBlank(this.lines[j]!)) j++
-      return j
-    }
-    if (rest[0] === '<' || (this.mdx && rest[0] === '{')) {
-      const next = this.tagLine(i, chars)
-      if (next !== null) return next
-    }
-    if (rest[0] === '>') {
-      this.flushPara()
-      return this.blockQuote(i)
-    }
-    const lm = relaxed ? LIST.exec(rest) : null
-    if (lm && (!inPara || ((lm[4] ?? '').trim() !== '' && (lm[2] === undefined || lm[2] === '1')))) {
-      this.flushPara()
-      return this.list(i)
-    }
-    if (rest.includes('|') && i + 1 < this.n) {
-      const cols = isDelimiterRow(this.lines[i + 1]!)
-      if (cols > 0 && splitRow(rest).length === cols) {
-        this.flushPara()
-        return this.table(i)
+      case 'paragraph': {
+        const r = this.inline(n.children)
+        if (r.text) this.emit('paragraph', r.text)
+        this.applyEvents(r.events)
+        return
       }
+      case 'code':
+        this.emit('code', restoreTags(n.value, this.tags))
+        return
+      case 'html':
+        this.html(n.value)
+        return
+      case 'blockquote':
+        this.quote(n)
+        return
+      case 'list':
+        this.list(n, 0)
+        return
+      case 'table': {
+        const rows = n.children.map((row) => row.children.map((cell) => this.inline(cell.children).text))
+        this.emit('table', renderTable(rows))
+        return
+      }
+      case 'footnoteDefinition': {
+        const [first, ...rest] = n.children
+        const lead = first?.type === 'paragraph' ? this.inline(first.children).text : ''
+        this.emit('paragraph', `[${n.label ?? n.identifier}] ${lead}`)
+        this.flow(first?.type === 'paragraph' ? rest : n.children)
+        return
+      }
+      default:
+        // Definitions, thematic breaks and front matter carry no text a reader sees.
+        return
     }
-    if (!inPara && LINK_DEF.test(rest)) return i + 1
-    const fn = /^\[\^([^\]\s]{1,50})\]:[ \t]*(.*)$/.exec(rest)
-    if (fn) {
-      this.flushPara()
-      this.para.push(`[${fn[1]}] ${fn[2]}`)
-      return i + 1
-    }
-    this.para.push(rest)
-    return i + 1
   }
 
-  private fencedCode(i: number, ind: number, fence: string): number {
-    const ch = fence[0]!
-    const closing = new RegExp(`^\\${ch}{${fence.length},}$`)
-    const body: string[] = []
-    let j = i + 1
-    while (j < this.n) {
-      const l = this.lines[j]!
-      const t = l.trim()
-      if (t.length >= fence.length && t[0] === ch && closing.test(t)) break
-      body.push(stripIndent(l, ind))
-      j++
+  private html(value: string): void {
+    if (isPlaceholderOnly(value)) {
+      for (const m of value.matchAll(PLACEHOLDER)) {
+        const tag = this.tags[Number(m[2])]
+        if (tag) this.structuralTag(tag)
+      }
+      return
     }
-    this.emit('code', body.join('\n'))
-    return Math.min(j + 1, this.n)
+    this.flushList()
+    this.flushPendingAsParagraphs()
+    walkHtml(restoreTags(value, this.tags), this.b, { recognizeSelfClosing: true })
   }
 
-  private indentedCode(i: number): number {
-    const body: string[] = []
-    let j = i
-    while (j < this.n) {
-      const l = this.lines[j]!
-      if (isBlank(l)) body.push('')
-      else if (indentOf(l).ind >= 4) body.push(stripIndent(l, 4))
-      else break
-      j++
-    }
-    this.emit('code', body.join('\n'))
-    return j
-  }
-
-  private heading(level: number, raw: string): void {
-    const text = reduceInline(raw.replace(/[ \t]*\{#[\w:.-]+\}[ \t]*$/, ''), { mdx: this.mdx }).text
-    if (!text) return
-    for (const c of this.containers) c.pending = null
-    this.b.heading(level, text)
-  }
-
-  private blockQuote(i: number): number {
-    let j = i
-    const inner: string[] = []
-    while (j < this.n) {
-      const l = this.lines[j]!
-      const m = /^[ \t]{0,3}>/.exec(l)
-      if (!m) break
-      inner.push(l.replace(/^(?:[ \t]{0,3}>[ \t]?)+/, ''))
-      j++
-    }
+  /** Quotes are flattened (nested ones too, without recursion); a GitHub alert's type prefixes it. */
+  private quote(q: Blockquote): void {
     let label: string | null = null
-    const alert = /^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*$/i.exec(inner[0] ?? '')
-    if (alert) {
-      const a = alert[1]!.toLowerCase()
-      label = a[0]!.toUpperCase() + a.slice(1)
-      inner.shift()
-    }
-    let buf: string[] = []
-    const flush = () => {
-      const t = reduceInline(buf.join('\n'), { mdx: this.mdx }).text
-      buf = []
-      if (!t) return
-      this.emit('quote', label ? joinLabel(label, t) : t)
-      label = null
-    }
-    for (let k = 0; k < inner.length; k++) {
-      const l = inner[k]!
-      const fm = FENCE.exec(l.trim())
-      if (fm) {
-        flush()
-        const code: string[] = []
-        k++
-        while (k < inner.length && !inner[k]!.trim().startsWith(fm[1]!)) code.push(inner[k++]!)
-        this.emit('code', code.join('\n'))
+    const stack: RootContent[] = [...q.children].reverse()
+    let first = true
+    while (stack.length > 0) {
+      const c = stack.pop()!
+      if (c.type === 'blockquote') {
+        for (let k = c.children.length - 1; k >= 0; k--) stack.push(c.children[k]!)
         continue
       }
-      if (isBlank(l)) flush()
-      else buf.push(l)
-    }
-    flush()
-    return j
-  }
-
-  private table(i: number): number {
-    const rows: string[][] = [splitRow(this.lines[i]!)]
-    let j = i + 2
-    while (j < this.n) {
-      const l = this.lines[j]!
-      if (isBlank(l) || !l.includes('|')) break
-      const t = l.trim()
-      if (t.startsWith('#') || FENCE.test(t) || t.startsWith('>')) break
-      rows.push(splitRow(l))
-      j++
-    }
-    const cleaned = rows.map((r) => r.map((c) => reduceInline(c, { mdx: this.mdx }).text))
-    this.emit('table', renderTable(cleaned))
-    return j
-  }
-
-  private list(i: number): number {
-    const out: string[] = []
-    const stack: { markerInd: number; contentInd: number }[] = []
-    let cur: { prefix: string; parts: string[] } | null = null
-    const events: TagEvent[] = []
-    let blankSeen = false
-    const flushItem = () => {
-      if (!cur) return
-      const r = reduceInline(cur.parts.join('\n'), { mdx: this.mdx })
-      events.push(...r.events)
-      if (r.text || cur.prefix.trim()) out.push(`${cur.prefix}${r.text}`.trimEnd())
-      cur = null
-    }
-    const flushList = () => {
-      flushItem()
-      if (out.length > 0) this.emit('list', out.join('\n'))
-      out.length = 0
-    }
-    let j = i
-    while (j < this.n) {
-      const line = this.lines[j]!
-      if (isBlank(line)) {
-        blankSeen = true
-        j++
+      if (c.type !== 'paragraph') {
+        first = false
+        this.block(c)
         continue
       }
-      const { ind, chars } = indentOf(line)
-      const rest = line.slice(chars)
-      const base = stack[0]?.contentInd ?? 0
-      const lm = HR.test(rest) ? null : LIST.exec(rest)
-      if (lm) {
-        flushItem()
-        while (stack.length > 0 && ind < stack[stack.length - 1]!.contentInd) {
-          const top = stack.pop()!
-          if (ind >= top.markerInd || stack.length === 0) break
-        }
-        const depth = stack.length
-        const pad = lm[3] ?? ' '
-        const padCols = pad.length > 4 ? 1 : Math.max(1, indentOf(pad + 'x').ind)
-        stack.push({ markerInd: ind, contentInd: ind + lm[1]!.length + padCols })
-        const marker = lm[2] !== undefined ? `${lm[2]}. ` : '- '
-        cur = { prefix: '  '.repeat(depth) + marker, parts: [lm[4] ?? ''] }
-        blankSeen = false
-        j++
-        continue
-      }
-      const fm = FENCE.exec(rest)
-      if (fm) {
-        if (blankSeen && ind < base) break
-        flushList()
-        j = this.fencedCode(j, ind, fm[1]!)
-        blankSeen = false
-        continue
-      }
-      const blockStart = (rest[0] === '#' && ATX.test(rest)) || HR.test(rest) || rest[0] === '>' || this.isTagOnlyLine(rest)
-      if (blankSeen) {
-        if (ind < base || blockStart) break
-        flushItem()
-        let depth = stack.length - 1
-        while (depth > 0 && ind < stack[depth]!.contentInd) depth--
-        cur = { prefix: '  '.repeat(depth) + '  ', parts: [rest] }
-        blankSeen = false
-        j++
-        continue
-      }
-      if (blockStart && ind < base + 4) break
-      if (rest.includes('|') && j + 1 < this.n && isDelimiterRow(this.lines[j + 1]!) > 0) {
-        flushList()
-        j = this.table(j)
-        continue
-      }
-      if (!cur) cur = { prefix: '  '.repeat(Math.max(0, stack.length - 1)) + '  ', parts: [] }
-      ;(cur as { parts: string[] }).parts.push(rest)
-      j++
-    }
-    flushList()
-    this.applyEvents(events)
-    return j
-  }
-
-  /** A line consisting only of JSX/HTML tags (one line; used to end lists). */
-  private isTagOnlyLine(rest: string): boolean {
-    if (rest[0] !== '<' && !(this.mdx && rest[0] === '{')) return false
-    let p = 0
-    let any = false
-    while (p < rest.length) {
-      while (p < rest.length && (rest[p] === ' ' || rest[p] === '\t')) p++
-      if (p >= rest.length) break
-      const t = scanTag(rest, p, 4000, this.mdx)
-      if (!t) return false
-      any = true
-      p = t.end
-    }
-    return any
-  }
-
-  /**
-   * A line starting with "<" or (MDX) "{". Returns the next line index when handled, or null when
-   * the line is ordinary text (e.g. "<3", an autolink, or inline HTML continuing a paragraph).
-   */
-  private tagLine(i: number, chars: number): number | null {
-    const first = this.lines[i]!
-    const rest = first.slice(chars)
-    // Gather following lines so that multi-line tags can be scanned (bounded).
-    const parts = [first]
-    let total = first.length
-    let k = i + 1
-    while (k < this.n && k < i + 80 && total < 8000) {
-      parts.push(this.lines[k]!)
-      total += this.lines[k]!.length + 1
-      k++
-    }
-    const buf = parts.join('\n')
-    const lineOf = (pos: number) => {
-      let line = i
-      let off = first.length
-      let idx = 1
-      while (pos > off && idx < parts.length) {
-        off += 1 + parts[idx]!.length
-        line++
-        idx++
-      }
-      return line
-    }
-
-    if (rest.startsWith('<!--')) {
-      this.flushPara()
-      for (let j = i; j < this.n; j++) {
-        const l = this.lines[j]!
-        const at = j === i ? l.indexOf('-->', chars + 4) : l.indexOf('-->')
-        if (at !== -1) {
-          const after = l.slice(at + 3)
-          if (!isBlank(after)) {
-            this.lines[j] = after
-            return j
-          }
-          return j + 1
+      const head = c.children[0]
+      if (first && head?.type === 'text') {
+        const alert = ALERT.exec(head.value)
+        if (alert) {
+          const a = alert[1]!.toLowerCase()
+          label = a[0]!.toUpperCase() + a.slice(1)
+          c.children = [{ ...head, value: head.value.slice(alert[0].length) }, ...c.children.slice(1)]
         }
       }
-      return this.n
+      first = false
+      const r = this.inline(c.children)
+      if (r.text) {
+        this.emit('quote', label ? joinLabel(label, r.text) : r.text)
+        label = null
+      }
+      this.applyEvents(r.events)
     }
+  }
 
-    const isJsx = /^<\/?(?:[A-Z]|[a-z][\w-]*\.[\w.]|>)/.test(rest) || rest[0] === '{'
-    if (!isJsx) {
-      const tag = scanTag(buf, chars, 4000, false)
-      if (!tag || tag.kind === 'expr') return null
-      const name = tag.name.toLowerCase()
-      const rawType = RAW_HTML.exec(rest)
-      if (this.para.length > 0 && !rawType && !HTML_BLOCK_TAGS.has(name)) return null
-      this.flushPara()
-      return this.htmlBlock(i, rawType ? rawType[1]!.toLowerCase() : null)
-    }
-
-    // JSX: a run of tags; structural when nothing but tags (and whitespace) is on the line(s).
-    const tags: ScannedTag[] = []
-    let p = chars
-    let mixed = false
-    for (;;) {
-      while (p < buf.length && (buf[p] === ' ' || buf[p] === '\t')) p++
-      if (p >= buf.length || buf[p] === '\n') break
-      if (buf[p] === '<' || (this.mdx && buf[p] === '{')) {
-        const t = scanTag(buf, p, 4000, this.mdx)
-        if (t) {
-          tags.push(t)
-          p = t.end
-          continue
+  /** A list as "- item" lines (nested lists indented); a code block or table inside splits it. */
+  private list(list: List, depth: number): void {
+    const indent = '  '.repeat(depth)
+    let number = list.start ?? 1
+    for (const item of list.children) {
+      const marker = list.ordered ? `${number++}. ` : '- '
+      let first = true
+      const open = () => {
+        if (first) this.listLines.push(`${indent}${marker}`.trimEnd())
+        first = false
+      }
+      for (const c of item.children) {
+        if (c.type === 'paragraph') {
+          const r = this.inline(c.children)
+          if (first) this.listLines.push(`${indent}${marker}${r.text}`.trimEnd())
+          // Text opening a component inside the item (<Warning> ...) reads as that component's text.
+          else if (this.containers.some((k) => k.pending !== null)) this.emit('paragraph', r.text)
+          else if (r.text) this.listLines.push(`${indent}  ${r.text}`)
+          first = false
+          this.applyEvents(r.events)
+        } else if (c.type === 'list') {
+          open()
+          this.list(c, depth + 1)
+        } else if (c.type === 'html' && isPlaceholderOnly(c.value)) {
+          this.html(c.value)
+        } else {
+          open()
+          this.block(c)
         }
       }
-      mixed = true
-      break
+      open()
     }
-    if (tags.length === 0) return null
-    const endLine = lineOf(p)
-    if (mixed) {
-      // Text follows the tags: the whole thing is paragraph text with inline JSX.
-      if (endLine === i) return null
-      for (let j = i; j <= endLine; j++) this.para.push(this.lines[j]!.trimStart())
-      return endLine + 1
-    }
-    for (const t of tags) this.structuralTag(t)
-    return endLine + 1
   }
 
   private structuralTag(t: ScannedTag): void {
@@ -509,62 +209,21 @@ class MarkdownParser {
     const isComponent = /^[A-Z]/.test(t.name) || t.name.includes('.') || t.name === ''
     if (t.kind !== 'self' && !isComponent) return // stray HTML tags between components
     if (t.kind === 'open') {
-      this.flushPara()
       this.pushContainer(t.name || 'Fragment', t.attrs, false)
       return
     }
     if (t.kind === 'close') {
-      this.flushPara()
       this.popContainer(t.name || 'Fragment')
       return
     }
-    // self-closing
+    const alt = typeof t.attrs.alt === 'string' ? t.attrs.alt.trim() : ''
     if (!isComponent) {
-      if (t.name.toLowerCase() === 'img' && typeof t.attrs.alt === 'string' && t.attrs.alt.trim()) {
-        this.flushPara()
-        this.emit('paragraph', t.attrs.alt.trim())
-      }
+      if (t.name.toLowerCase() === 'img' && alt) this.emit('paragraph', alt)
       return
     }
     const label = componentLabel(t.name, t.attrs)
-    if (label && isTitledLabel(t.name, t.attrs)) {
-      this.flushPara()
-      this.emit('paragraph', label)
-    } else if (t.name === 'Image' && typeof t.attrs.alt === 'string' && t.attrs.alt.trim()) {
-      this.flushPara()
-      this.emit('paragraph', t.attrs.alt.trim())
-    }
-  }
-
-  /** Raw HTML block: CommonMark semantics (until a blank line; <pre>/<script>/<style> until their end tag). */
-  private htmlBlock(i: number, rawTag: string | null): number {
-    const raw: string[] = []
-    let j = i
-    if (rawTag) {
-      const close = new RegExp(`</${rawTag}\\s*>`, 'i')
-      while (j < this.n) {
-        raw.push(this.lines[j]!)
-        if (close.test(this.lines[j]!)) {
-          j++
-          break
-        }
-        j++
-      }
-    } else {
-      while (j < this.n) {
-        const l = this.lines[j]!
-        if (isBlank(l)) break
-        if (j > i && this.mdx) {
-          const t = l.trimStart()
-          if (/^<\/?[A-Z]/.test(t) || FENCE.test(t) || ATX.test(t)) break
-        }
-        raw.push(l)
-        j++
-      }
-    }
-    this.flushPendingAsParagraphs()
-    walkHtml(raw.join('\n'), this.b, { recognizeSelfClosing: true })
-    return j
+    if (label && isTitledLabel(t.name, t.attrs)) this.emit('paragraph', label)
+    else if (t.name === 'Image' && alt) this.emit('paragraph', alt)
   }
 
   // ---- containers ---------------------------------------------------------------------------
@@ -572,6 +231,7 @@ class MarkdownParser {
   private pushContainer(name: string, attrs: Record<string, AttrValue>, fromInline: boolean): void {
     // Real documents nest components a few levels deep; beyond this, further tags are transparent.
     if (this.containers.length >= MAX_CONTAINER_DEPTH) return
+    this.flushList()
     const label = componentLabel(name, attrs)
     const titled = isTitledLabel(name, attrs)
     // A tab's content is its own section, with the tab title at the end of the breadcrumb.
@@ -584,6 +244,7 @@ class MarkdownParser {
     let k = this.containers.length - 1
     while (k >= 0 && this.containers[k]!.name !== name) k--
     if (k === -1) return
+    this.flushList()
     while (this.containers.length > k) this.popContainerAt(this.containers.length - 1)
   }
 
@@ -595,7 +256,7 @@ class MarkdownParser {
     if (c.pending !== null && c.titled) this.emit('paragraph', c.pending)
   }
 
-  private applyEvents(events: TagEvent[]): void {
+  private applyEvents(events: readonly TagEvent[]): void {
     for (const e of events) {
       if (e.type === 'open') this.pushContainer(e.name, e.attrs, true)
       else this.popContainer(e.name)
@@ -614,16 +275,16 @@ class MarkdownParser {
 
   // ---- output -------------------------------------------------------------------------------
 
-  private flushPara(): void {
-    if (this.para.length === 0) return
-    const r = reduceInline(this.para.join('\n'), { mdx: this.mdx })
-    this.para = []
-    if (r.text) this.emit('paragraph', r.text)
-    this.applyEvents(r.events)
+  private flushList(): void {
+    if (this.listLines.length === 0) return
+    const text = this.listLines.join('\n')
+    this.listLines = []
+    this.emit('list', text)
   }
 
   /** Add a block, prefixed by the labels of containers it is the first content of. */
   private emit(kind: BlockKind, text: string): void {
+    if (kind !== 'list') this.flushList()
     if (!text.trim()) return
     const labels: string[] = []
     for (const c of this.containers) {
@@ -645,12 +306,19 @@ class MarkdownParser {
 
 export function parseMarkdownString(text: string, relativePath: string): ParsedDocument {
   const mdx = /\.mdx$/i.test(relativePath)
-  const normalized = text.replace(/\r\n?/g, '\n')
-  const { meta, body } = splitFrontMatter(normalized)
-  const p = new MarkdownParser(body, mdx)
-  p.run()
+  const { source, tags } = prepareSource(text.replace(/\r\n?/g, '\n'), mdx)
+  const tree = fromMarkdown(source, {
+    // MDX has no indented code: indentation there is layout (content inside components).
+    extensions: [gfm(), frontmatter(['yaml']), ...(mdx ? [{ disable: { null: ['codeIndented'] } }] : [])],
+    mdastExtensions: [gfmFromMarkdown(), frontmatterFromMarkdown(['yaml'])],
+  })
+  const yaml = tree.children[0]?.type === 'yaml' ? tree.children[0].value : null
+  const meta = yaml === null ? {} : frontMatter(yaml)
+  const w = new MarkdownWalker(tags)
+  w.flow(tree.children)
+  w.finish()
   const fmTitle = typeof meta.title === 'string' || typeof meta.title === 'number' ? String(meta.title).trim() : ''
-  return { title: fmTitle || p.b.firstH1, meta, sections: p.b.finish() }
+  return { title: fmTitle || w.b.firstH1, meta, sections: w.b.finish() }
 }
 
 export const parseMarkdown: ParserFn = guarded('Markdown', (bytes, relativePath) =>

@@ -1,7 +1,10 @@
+import { decodeHTML } from 'entities'
+
 /**
  * Small, bounded scanners for the JSX/HTML bits of Markdown and MDX: tags with attributes
  * (including multi-line tags and `{expression}` values), comments, and `{...}` expressions. Every
- * scan has a length limit, so malformed input cannot make parsing quadratic.
+ * scan has a length limit, so malformed input cannot make parsing quadratic. Attribute strings
+ * are decoded as HTML (`title="Q&amp;A"`), as JSX does.
  */
 
 export type AttrValue = string | true
@@ -128,7 +131,7 @@ export function scanTag(s: string, pos: number, limit = 4000, allowExpr = false)
     if (q === '"' || q === "'") {
       const close = s.indexOf(q, j + 1)
       if (close === -1 || close >= max) return null
-      attrs[attrName] = s.slice(j + 1, close)
+      attrs[attrName] = decodeHTML(s.slice(j + 1, close))
       i = close + 1
     } else if (q === '{') {
       const e = skipExpression(s, j, max - j)
@@ -140,110 +143,8 @@ export function scanTag(s: string, pos: number, limit = 4000, allowExpr = false)
       const vs = j
       while (j < max && !/[\s>"'=<`]/.test(s[j]!)) j++
       if (j === vs) return null
-      attrs[attrName] = s.slice(vs, j)
+      attrs[attrName] = decodeHTML(s.slice(vs, j))
       i = j
     }
   }
-}
-
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  ensp: ' ',
-  emsp: ' ',
-  thinsp: ' ',
-  copy: '©',
-  reg: '®',
-  trade: '™',
-  hellip: '…',
-  mdash: '—',
-  ndash: '–',
-  lsquo: '‘',
-  rsquo: '’',
-  ldquo: '“',
-  rdquo: '”',
-  laquo: '«',
-  raquo: '»',
-  bull: '•',
-  middot: '·',
-  times: '×',
-  divide: '÷',
-  deg: '°',
-  plusmn: '±',
-  larr: '←',
-  rarr: '→',
-  uarr: '↑',
-  darr: '↓',
-  harr: '↔',
-  rArr: '⇒',
-  lArr: '⇐',
-  le: '≤',
-  ge: '≥',
-  ne: '≠',
-  check: '✓',
-  sect: '§',
-  para: '¶',
-  euro: '€',
-  pound: '£',
-  yen: '¥',
-  cent: '¢',
-  ast: '*',
-  lowbar: '_',
-  grave: '`',
-  verbar: '|',
-  vert: '|',
-  lbrace: '{',
-  rbrace: '}',
-  lcub: '{',
-  rcub: '}',
-  lsqb: '[',
-  rsqb: ']',
-  num: '#',
-  excl: '!',
-  quest: '?',
-  colon: ':',
-  semi: ';',
-  comma: ',',
-  period: '.',
-  sol: '/',
-  bsol: '\\',
-  Hat: '^',
-  dollar: '$',
-  percnt: '%',
-  equals: '=',
-  plus: '+',
-}
-
-/** Decode one entity at s[i] ('&'); returns [text, end] or null. */
-export function decodeEntityAt(s: string, i: number): [string, number] | null {
-  const m = /^&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z][A-Za-z0-9]{1,31});/.exec(s.slice(i, i + 40))
-  if (!m) return null
-  const body = m[1]!
-  let text: string | undefined
-  if (body[0] === '#') {
-    const cp = body[1] === 'x' || body[1] === 'X' ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10)
-    text = cp > 0 && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) ? String.fromCodePoint(cp) : '\ufffd'
-  } else text = NAMED_ENTITIES[body]
-  if (text === undefined) return null
-  return [text, i + m[0].length]
-}
-
-export function decodeEntities(s: string): string {
-  if (!s.includes('&')) return s
-  let out = ''
-  let last = 0
-  let i = s.indexOf('&')
-  while (i !== -1) {
-    const d = decodeEntityAt(s, i)
-    if (d) {
-      out += s.slice(last, i) + d[0]
-      last = d[1]
-      i = s.indexOf('&', last)
-    } else i = s.indexOf('&', i + 1)
-  }
-  return out + s.slice(last)
 }

@@ -1,0 +1,189 @@
+import { scanTag, type ScannedTag } from './mdx-syntax'
+
+/**
+ * The lenient MDX layer. A strict MDX parser refuses most real documentation pages (a stray `<`,
+ * an unbalanced component, an expression it cannot parse), so instead of parsing JSX, the source
+ * is rewritten into plain CommonMark before mdast reads it:
+ *
+ * - components (`<Note>`, `<Tab title="Python">`, `</Card>`, fragments) and, in MDX,
+ *   `{expressions}` and `{/* comments *\/}` become placeholder tags `<docent-jsx-N>`, valid raw
+ *   HTML to CommonMark, that the walker maps back to the scanned tag (name and attributes);
+ * - a line holding nothing but such tags is a block of its own (blank lines around it), as MDX
+ *   reads it, so a component's content is Markdown and `<Tab>` can wrap headings;
+ * - `import`/`export` blocks are dropped (MDX only);
+ * - fenced code is left as written; a placeholder that ends up in inline code is put back.
+ *
+ * Plain HTML tags are left to CommonMark (the HTML walker reads raw HTML blocks) unless they carry
+ * `{expression}` attributes, which CommonMark would not accept as HTML.
+ */
+
+export interface JsxTag extends ScannedTag {
+  /** The source text of the tag, to restore it inside code. */
+  raw: string
+}
+
+export interface Prepared {
+  source: string
+  tags: JsxTag[]
+}
+
+export const PLACEHOLDER = /<(\/?)docent-jsx-(\d+) ?\/?>/g
+const ONLY_PLACEHOLDERS = /^(?:\s*<\/?docent-jsx-\d+ ?\/?>)+\s*$/
+
+const FENCE = /^([ \t]*)(`{3,}|~{3,})(.*)$/
+const ATX = /^[ \t]*#{1,6}(?:[ \t]|$)/
+const ESM =
+  /^(?:import\s+(?:["']|\{|\*\s+as\s|[\w$]+\s*,|[\w$]+\s+from\s*["'])|export\s+(?:const|let|var|function|default|class|async|\{|\*)(?:\s|$|\{))/
+const JSX_START = /^<\/?(?:[A-Z]|[a-z][\w-]*\.[\w.]|>)/
+/** Real documents nest lists and quotes a few levels; beyond these, deeper nesting only costs time. */
+const MAX_INDENT = 40
+const MAX_QUOTES = 32
+
+export function isPlaceholderOnly(html: string): boolean {
+  return ONLY_PLACEHOLDERS.test(html)
+}
+
+/** Put the source text of placeholders back (inside code, or raw HTML handed to the HTML walker). */
+export function restoreTags(s: string, tags: readonly JsxTag[]): string {
+  return s.includes('docent-jsx-') ? s.replace(PLACEHOLDER, (m, _c, i: string) => tags[Number(i)]?.raw ?? m) : s
+}
+
+function clampPrefix(line: string): string {
+  const m = /^[ \t>]+/.exec(line)
+  if (!m) return line
+  const prefix = m[0]
+  let quotes = 0
+  let cols = 0
+  for (const c of prefix) {
+    if (c === '>') quotes++
+    else cols += c === '\t' ? 4 - (cols % 4) : 1
+  }
+  if (quotes <= MAX_QUOTES && cols <= MAX_INDENT) return line
+  if (quotes === 0) return ' '.repeat(MAX_INDENT) + line.slice(prefix.length)
+  return '>'.repeat(Math.min(quotes, MAX_QUOTES)) + ' ' + line.slice(prefix.length)
+}
+
+export function prepareSource(text: string, mdx: boolean): Prepared {
+  const lines = text.split('\n')
+  const n = lines.length
+  const starts: number[] = []
+  for (let k = 0, at = 0; k < n; k++) {
+    starts.push(at)
+    at += lines[k]!.length + 1
+  }
+  const tags: JsxTag[] = []
+  const out: string[] = []
+  const lastBrace = mdx ? text.lastIndexOf('}') : -1
+
+  const placeholder = (t: ScannedTag): string => {
+    tags.push({ ...t, raw: text.slice(t.start, t.end) })
+    const k = tags.length - 1
+    if (t.kind === 'close') return `</docent-jsx-${k}>`
+    return t.kind === 'open' ? `<docent-jsx-${k}>` : `<docent-jsx-${k} />`
+  }
+  /** A tag or expression at text[p] worth a placeholder, or null. Scans are bounded (limit). */
+  const scanAt = (p: number, limit: number): ScannedTag | null => {
+    const c = text[p]
+    // "{{{{" with no closing brace after it must not cost a scan per brace.
+    if (c === '{') return mdx && p < lastBrace ? scanTag(text, p, limit, true) : null
+    if (c !== '<') return null
+    if (JSX_START.test(text.slice(p, p + 40))) return scanTag(text, p, limit, mdx)
+    // A plain HTML tag is left alone unless it carries {expression} attributes CommonMark would refuse.
+    if (!mdx) return null
+    const t = scanTag(text, p, limit, true)
+    return t && text.slice(t.start, t.end).includes('{') ? t : null
+  }
+  /** Index of the line holding text[pos], from line i on. */
+  const lineAt = (i: number, pos: number): number => {
+    let k = i
+    while (k + 1 < n && starts[k + 1]! <= pos) k++
+    return k
+  }
+  const prevLine = () => out[out.length - 1] ?? ''
+  const afterHtml = () => /^\s*</.test(prevLine())
+
+  let i = 0
+  // Front matter passes through as written (mdast reads it), and counts as a blank line before ESM.
+  if (lines[0] === '---') {
+    const end = lines.findIndex((l, k) => k > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(l))
+    if (end > 0) {
+      out.push(...lines.slice(0, end + 1), '')
+      i = end + 1
+    }
+  }
+  while (i < n) {
+    const line = clampPrefix(lines[i]!)
+    const fm = FENCE.exec(line)
+    if (fm && !(fm[2]![0] === '`' && fm[3]!.includes('`'))) {
+      // A fence right after raw HTML ends the HTML block (MDX reads it as code, not as HTML text).
+      if (mdx && afterHtml()) out.push('')
+      const fence = fm[2]!
+      const close = new RegExp(`^[ \\t]*\\${fence[0]}{${fence.length},}[ \\t]*$`)
+      out.push(line)
+      for (i++; i < n;) {
+        out.push(lines[i]!)
+        if (close.test(lines[i++]!)) break
+      }
+      continue
+    }
+    const body = line.trimStart()
+    const indent = line.slice(0, line.length - body.length)
+    const bodyAt = starts[i]! + lines[i]!.length - body.length
+    if (mdx && indent === '' && prevLine().trim() === '' && ESM.test(body)) {
+      while (i < n && lines[i]!.trim() !== '') i++
+      continue
+    }
+    if (mdx && afterHtml() && ATX.test(line)) out.push('')
+
+    if (body[0] === '{' ? mdx : body[0] === '<' && JSX_START.test(body)) {
+      // A run of tags with nothing after it on its (last) line is a block of its own.
+      const run: string[] = []
+      let p = bodyAt
+      let structural = false
+      for (;;) {
+        while (text[p] === ' ' || text[p] === '\t') p++
+        if (p >= text.length || text[p] === '\n') {
+          structural = run.length > 0
+          break
+        }
+        const t = scanAt(p, 4000)
+        if (!t) break
+        run.push(placeholder(t))
+        p = t.end
+      }
+      if (structural) {
+        if (prevLine().trim() !== '') out.push('')
+        out.push(indent + run.join(''), '')
+        i = lineAt(i, p) + 1
+        continue
+      }
+      tags.length -= run.length
+      // A component starting a line right after raw HTML is not part of that HTML block.
+      if (mdx && /^\s*<[a-z]/.test(prevLine())) out.push('')
+    }
+
+    // Inline: rewrite tags and expressions within the line (a tag may continue on later lines).
+    let cur = indent
+    let p = bodyAt
+    let last = p
+    while (p < text.length && text[p] !== '\n') {
+      const c = text[p]
+      if (c === '\\') {
+        p += text[p + 1] === '\n' ? 1 : 2
+        continue
+      }
+      if (c === '<' || c === '{') {
+        const t = scanAt(p, c === '{' ? 2000 : 4000)
+        if (t) {
+          cur += text.slice(last, p) + placeholder(t)
+          p = last = t.end
+          continue
+        }
+      }
+      p++
+    }
+    out.push(cur + text.slice(last, Math.min(p, text.length)))
+    i = lineAt(i, p) + 1
+  }
+  return { source: out.join('\n'), tags }
+}
