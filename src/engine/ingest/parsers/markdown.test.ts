@@ -82,6 +82,14 @@ describe('markdown: structure', () => {
     )
   })
 
+  it('decodes every HTML named entity and numbers ordered lists as rendered', () => {
+    const d = md('&eacute; &frac12; &hellip; &notanentity;\n\n1. one\n1. two\n1. three\n')
+    expect(d.sections[0]!.blocks).toEqual([
+      { kind: 'paragraph', text: 'é ½ … &notanentity;' },
+      { kind: 'list', text: '1. one\n2. two\n3. three' },
+    ])
+  })
+
   it('reduces headings with inline code and links to text, and drops {#id} anchors', () => {
     const d = md('## The `initialize` [request](#init) {#init}\n\nx\n')
     expect(d.sections[0]!.headings).toEqual(['The initialize request'])
@@ -245,6 +253,15 @@ describe('mdx', () => {
     expect(d.sections[4]!.blocks).toEqual([
       { kind: 'paragraph', text: 'After the tabs.' },
       { kind: 'code', text: 'brew install x' },
+    ])
+  })
+
+  it('reads a component inside a list item as that component, and keeps tags inside code as written', () => {
+    const d = mdx('1. First\n   <Warning>\n     Mind the `<Tab>` tag.\n   </Warning>\n2. Second\n')
+    expect(d.sections[0]!.blocks).toEqual([
+      { kind: 'list', text: '1. First' },
+      { kind: 'paragraph', text: 'Warning: Mind the <Tab> tag.' },
+      { kind: 'list', text: '2. Second' },
     ])
   })
 

@@ -11,7 +11,7 @@ import { guarded } from './guard'
 import { renderTable, walkHtml } from './html'
 import { componentLabel, isTitledLabel, joinLabel, phrasingText, type InlineResult, type TagEvent } from './inline'
 import { PLACEHOLDER, isPlaceholderOnly, prepareSource, restoreTags, type JsxTag } from './mdx-lenient'
-import type { AttrValue, ScannedTag } from './mdx-syntax'
+import type { AttrValue } from './mdx-syntax'
 import { checkText } from './textcheck'
 
 /**
@@ -204,7 +204,11 @@ class MarkdownWalker {
     }
   }
 
-  private structuralTag(t: ScannedTag): void {
+  private structuralTag(t: JsxTag): void {
+    if (t.longText !== undefined) {
+      this.emit('paragraph', t.longText.replace(/\s+/g, ' '))
+      return
+    }
     if (t.kind === 'comment' || t.kind === 'expr' || t.kind === 'decl') return
     const isComponent = /^[A-Z]/.test(t.name) || t.name.includes('.') || t.name === ''
     if (t.kind !== 'self' && !isComponent) return // stray HTML tags between components

@@ -20,6 +20,8 @@ import { scanTag, type ScannedTag } from './mdx-syntax'
 export interface JsxTag extends ScannedTag {
   /** The source text of the tag, to restore it inside code. */
   raw: string
+  /** Set for an over-long paragraph taken out of the Markdown: its text, read as it stands. */
+  longText?: string
 }
 
 export interface Prepared {
@@ -38,6 +40,11 @@ const JSX_START = /^<\/?(?:[A-Z]|[a-z][\w-]*\.[\w.]|>)/
 /** Real documents nest lists and quotes a few levels; beyond these, deeper nesting only costs time. */
 const MAX_INDENT = 40
 const MAX_QUOTES = 32
+/**
+ * A paragraph longer than this is not prose a person wrote (generated or hostile text), and
+ * micromark's cost on dense markup (200 KB of "**a ") runs to seconds: it is read as plain text.
+ */
+const MAX_PARAGRAPH = 64 * 1024
 
 export function isPlaceholderOnly(html: string): boolean {
   return ONLY_PLACEHOLDERS.test(html)
@@ -103,6 +110,7 @@ export function prepareSource(text: string, mdx: boolean): Prepared {
   const afterHtml = () => /^\s*</.test(prevLine())
 
   let i = 0
+  let measured = 0
   // Front matter passes through as written (mdast reads it), and counts as a blank line before ESM.
   if (lines[0] === '---') {
     const end = lines.findIndex((l, k) => k > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(l))
@@ -125,6 +133,23 @@ export function prepareSource(text: string, mdx: boolean): Prepared {
         if (close.test(lines[i++]!)) break
       }
       continue
+    }
+    // Each line is measured once, as part of the run of non-blank lines it starts or belongs to.
+    if (i >= measured && !lines[i]!.trimStart().startsWith('|')) {
+      let end = i
+      let size = 0
+      const inRun = (k: number) => k < n && lines[k]!.trim() !== '' && !FENCE.test(lines[k]!)
+      while (size <= MAX_PARAGRAPH && inRun(end)) size += lines[end++]!.length + 1
+      if (size > MAX_PARAGRAPH) {
+        while (inRun(end)) end++
+        const raw = lines.slice(i, end).join('\n')
+        tags.push({ kind: 'self', name: '', attrs: {}, start: 0, end: 0, raw, longText: raw })
+        if (prevLine().trim() !== '') out.push('')
+        out.push(`<docent-jsx-${tags.length - 1} />`, '')
+        i = end
+        continue
+      }
+      measured = Math.max(end, i + 1)
     }
     const body = line.trimStart()
     const indent = line.slice(0, line.length - body.length)
