@@ -88,8 +88,12 @@ function candidates(values: number[]): number[] {
 }
 
 /**
- * Grid search over both thresholds for the best balanced accuracy. Ties go to the stricter rule
- * (higher floors): a wrong answer costs a person more than an honest "the documents don't say".
+ * Grid search over both thresholds for the most questions handled right (answerable kept plus
+ * unanswerable refused), the objective `calibrateGate` uses for reranker scores. Balanced accuracy
+ * was tried first: with 8 unanswerable questions in the fitting half it bought each refusal with
+ * several false abstentions, and lost on the held-out half (docs/benchmarks.md). Ties go to the
+ * stricter rule (higher floors): a wrong answer costs a person more than an honest "the documents
+ * don't say".
  */
 export function fitGateRule(samples: GateSample[]): GateRule {
   const cos = candidates(samples.flatMap((s) => (s.best_cosine === null ? [] : [s.best_cosine])))
@@ -98,7 +102,8 @@ export function fitGateRule(samples: GateSample[]): GateRule {
   for (const c of cos)
     for (const k of cov) {
       const rule = { cosine_floor: c, keyword_coverage: k }
-      const score = scoreRule(samples, rule).balanced_accuracy
+      const r = scoreRule(samples, rule)
+      const score = r.answerable_kept + r.unanswerable_refused
       const stricter = best && score === best.score && c + k > best.rule.cosine_floor + best.rule.keyword_coverage
       if (!best || score > best.score || stricter) best = { rule, score }
     }
