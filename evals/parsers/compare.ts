@@ -14,12 +14,12 @@ import { isIgnoredPath } from '../../src/engine/ingest/walk'
  *   tsx evals/parsers/compare.ts dump [folder|--fixtures] out.json
  *   tsx evals/parsers/compare.ts diff before.json after.json [--verbose]
  *
- * The default folder is the MCP docs corpus; --fixtures reads evals/parsers/fixtures/ plus a DOCX
+ * The default folder is the MCP docs corpus; --fixtures reads evals/parsers/test-fixtures/ plus a DOCX
  * and a PDF built by the test generators.
  */
 
 const DEFAULT_CORPUS = '/work/shared/corpora/mcp-docs'
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures')
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'test-fixtures')
 
 interface DocStats {
   ok: boolean
