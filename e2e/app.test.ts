@@ -8,7 +8,8 @@ import { startHarness, type Harness } from './harness/index'
 /**
  * The desktop app's screens in a real Chromium over a real engine (fixture models), driven the way a
  * person uses them. Folders enter through `window.docentApp.importFolders`, the same function the
- * drop handler calls. Screenshots of each screen go to docs/screenshots/.
+ * drop handler calls. Screenshots of each screen go to docs/screenshots/, except those of canned events or of
+ * the fixture models' answers, which go only to e2e/artifacts/.
  *
  * The corpus is a copy of part of the MCP docs (two releases of the specification and one of the
  * guides) so the import takes seconds on two cores; the cancel scenario imports the full corpus.
@@ -92,7 +93,7 @@ describe('Docent desktop app (browser e2e)', () => {
     await page.locator('.stage').first().waitFor()
     const outcome = page.locator('[aria-label="Answer"], [aria-label="No answer"], .search-only').first()
     await outcome.waitFor({ timeout: 180_000 })
-    await h.screenshot('answer-fixture-models')
+    await h.screenshot('answer-fixture-models', { docs: false })
   })
 
   it('renders a verified answer: sanitised Markdown, citation chips and sources (canned final event over real passages)', async () => {
@@ -169,7 +170,9 @@ describe('Docent desktop app (browser e2e)', () => {
     expect(await answer.locator('script, img').count()).toBe(0)
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned ?? null)).toBeNull()
     await page.getByRole('region', { name: 'Sources' }).waitFor()
-    await h.screenshot('answer')
+    // A canned answer: its picture stays out of docs/ (docs/screenshots/answer.png comes from the
+    // real pipeline, `npm run screenshots:real`).
+    await h.screenshot('answer-canned', { docs: false })
   })
 
   it('opens a cited source with the passage highlighted', async () => {
@@ -194,7 +197,8 @@ describe('Docent desktop app (browser e2e)', () => {
     const panel = page.getByRole('complementary', { name: 'Answer trace' })
     await panel.getByText('Searched for').waitFor()
     await panel.locator('table.trace-table tbody tr').first().waitFor({ timeout: 20_000 })
-    await h.screenshot('trace')
+    // The trace of the fixture run beside a canned answer: not a picture for docs/.
+    await h.screenshot('trace-fixture-models', { docs: false })
   })
 
   it('abstains on a question the docs do not cover, and says why', async () => {

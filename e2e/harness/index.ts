@@ -75,8 +75,12 @@ export interface Harness {
     test?: (payload: EventPayload<E>) => boolean,
     timeoutMs?: number,
   ): Promise<EventPayload<E>>
-  /** Saves docs/screenshots/<name>.png (committed) and e2e/artifacts/<name>.png; returns both paths. */
-  screenshot(name: string): Promise<string[]>
+  /**
+   * Saves e2e/artifacts/<name>.png, and docs/screenshots/<name>.png (committed) unless `docs` is
+   * false: pictures of canned events or of the random fixture models stay out of docs/, which
+   * shows only what the real pipeline did.
+   */
+  screenshot(name: string, opts?: { docs?: boolean }): Promise<string[]>
   close(): Promise<void>
 }
 
@@ -202,9 +206,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
           waiters.add(w)
         })
       },
-      async screenshot(name: string) {
+      async screenshot(name: string, shotOpts: { docs?: boolean } = {}) {
         const file = `${name.replace(/[^a-z0-9._-]+/gi, '-')}.png`
-        const targets = [path.join(repoRoot, 'docs/screenshots', file), path.join(repoRoot, 'e2e/artifacts', file)]
+        const targets = [path.join(repoRoot, 'e2e/artifacts', file)]
+        if (shotOpts.docs !== false) targets.unshift(path.join(repoRoot, 'docs/screenshots', file))
         const png = await thePage.screenshot({ fullPage: false })
         for (const t of targets) {
           await mkdir(path.dirname(t), { recursive: true })

@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { benchCompare } from './compare'
 import { benchImport } from './import'
 import { benchQuery } from './query'
@@ -6,7 +7,9 @@ import { printMachine, writeReport } from './machine'
 /**
  * `npm run bench [-- suite ...]`: prints tables with this machine's figures and a baseline in the
  * same run, and writes JSON under evals/reports/. Suites: import, query, compare, models,
- * responsiveness (default: all). Benchmarks are never timed assertions in tests.
+ * responsiveness (default: all), and real (the real models from `npm run models:dev`; not in the
+ * default set: --models DIR, default $DOCENT_REAL_MODELS or .models; --questions N, --answers N).
+ * Benchmarks are never timed assertions in tests.
  *
  * Options: --docs N (synthetic import corpus, default 10000), --tiers 10000,100000, --queries 200.
  */
@@ -41,13 +44,22 @@ async function main(): Promise<void> {
         result = await benchModels()
         break
       }
+      case 'real': {
+        const { benchReal } = await import('./real')
+        result = await benchReal({
+          models: path.resolve(opt('models', process.env['DOCENT_REAL_MODELS'] ?? '.models')),
+          questions: Number(opt('questions', '40')),
+          answers: Number(opt('answers', '8')),
+        })
+        break
+      }
       case 'responsiveness': {
         const { benchResponsiveness } = await import('./responsiveness')
         result = await benchResponsiveness({ docs: Number(opt('docs', '10000')) })
         break
       }
       default:
-        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}`)
+        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real`)
     }
     const file = await writeReport(suite, result)
     process.stdout.write(`(written to ${file})\n\n`)

@@ -41,7 +41,7 @@ function passages(n: number, words: number): string[] {
   )
 }
 
-async function rawEncoder(dir: string) {
+export async function rawEncoder(dir: string) {
   configureOfflineEnv()
   const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true })
   const config = await readJsonFile(path.join(dir, 'config.json'), dir)
