@@ -1,5 +1,5 @@
 /**
- * How versions of a collection are named and ordered (DESIGN.md "Versions of a collection"),
+ * How versions of a collection are named and ordered (docs/contracts.md, "Versions of a collection"),
  * shared by the engine (scope "latest") and the renderer (version pickers): plain functions, no
  * Node or DOM imports.
  */

@@ -16,7 +16,7 @@ import { formatTable } from './table'
 
 /**
  * `docent eval answers` (the full pipeline on every golden question) and `docent eval compare`
- * (one table over retrieval/pipeline configurations, like seed 000's). Without --data the corpus
+ * (one table over retrieval/pipeline configurations, as in docs/lessons.md). Without --data the corpus
  * is imported into a throw-away database.
  */
 

@@ -25,7 +25,7 @@ export interface AnswerEvalConfig {
   queryRewriteRetry?: boolean
 }
 
-/** The configurations `eval compare` runs on the same questions (seed 000's table, plus the gate and verification). */
+/** The configurations `eval compare` runs on the same questions (the configurations of docs/lessons.md, "Reranking and gates", plus the gate and verification). */
 export const COMPARE_CONFIGS: AnswerEvalConfig[] = [
   { name: 'keyword', description: 'BM25 only, degraded gate', mode: 'keyword', rerank: false, gate: true, correctiveRetry: true },
   { name: 'vector', description: 'vector only, degraded gate', mode: 'vector', rerank: false, gate: true, correctiveRetry: true },

@@ -5,8 +5,9 @@ import { round } from '../util/numbers'
 
 /**
  * The relevance gate: decides, before any language-model call, whether the passages found are
- * related enough to the question to be worth answering from (seed 002: gate on cross-encoder
- * scores, calibrated on the eval set; refusing early is both safer and cheaper).
+ * related enough to the question to be worth answering from (docs/lessons.md, "Reranking and
+ * gates": gate on cross-encoder scores, calibrated on the eval set; refusing early is both safer
+ * and cheaper).
  *
  * Thresholds are per reranker model, because raw cross-encoder logits are on each model's own
  * scale. `calibrateGate` picks one from an eval run (answerable vs unanswerable questions);

@@ -1,8 +1,9 @@
 /**
- * The answer prompt. Documents are data, not instructions (DESIGN.md): every passage sits inside
- * a numbered <passage> element whose text cannot close the element, carries its source kind and
- * version, and the system prompt says what the kinds mean (seed 000: labelling Specification vs
- * Guide sources fixed the worst wrong answer). The model has no tools; its reply is JSON under a
+ * The answer prompt. Documents are data, not instructions (docs/lessons.md, "Documents are
+ * data"): every passage sits inside a numbered <passage> element whose text cannot close the
+ * element, carries its source kind and version, and the system prompt says what the kinds mean
+ * (docs/lessons.md, "Source kinds": labelling Specification vs Guide sources fixed the worst wrong
+ * answer). The model has no tools; its reply is JSON under a
  * schema and is verified in code afterwards (verify.ts).
  */
 

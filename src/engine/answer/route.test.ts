@@ -13,7 +13,7 @@ describe('classifySmalltalk', () => {
     expect(classifySmalltalk('who are you?')?.kind).toBe('identity')
   })
 
-  it('never takes a real question for small talk (seed 000 declined "How does ping work?")', () => {
+  it('never takes a real question for small talk (an earlier prototype declined "How does ping work?")', () => {
     for (const q of [
       'How does ping work?',
       'hi, how does ping work?',

@@ -2,7 +2,7 @@ import type { VerificationProblem, VerificationWarning } from '../../shared/answ
 import type { AnswerReply, PromptPassage } from './prompt'
 
 /**
- * Citations are verified, not trusted (seed 001). A JSON grammar fixes the reply's shape but not
+ * Citations are verified, not trusted (docs/lessons.md, "Citations are verified, not trusted"). A JSON grammar fixes the reply's shape but not
  * numeric ranges (seen with node-llama-cpp), so every rule is checked here in code.
  *
  * Problems (block the answer; one corrective retry, then abstain `unverifiable_citations`):

@@ -4,7 +4,7 @@ import { vector } from '@electric-sql/pglite-pgvector'
 
 /**
  * The small query interface the engine talks to. PGlite implements it in the app; a node-postgres
- * pool can implement it for a shared server (DESIGN.md "Beyond one laptop"), so the SQL in the
+ * pool can implement it for a shared server (docs/contracts.md, "Beyond one laptop"), so the SQL in the
  * engine sticks to plain PostgreSQL + pgvector and never calls PGlite-only APIs.
  */
 export interface Queryable {
