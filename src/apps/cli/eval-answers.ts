@@ -5,13 +5,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Engine } from '../../engine/engine'
 import { loadQuestions, type EvalQuestion } from '../../engine/eval/questions'
-import {
-  COMPARE_CONFIGS,
-  FULL_CONFIG,
-  evalAnswers,
-  type AnswerEvalConfig,
-  type AnswerEvalReport,
-} from '../../engine/answer/eval'
+import { COMPARE_CONFIGS, FULL_CONFIG, evalAnswers, type AnswerEvalConfig, type AnswerEvalReport } from '../../engine/answer/eval'
 import { formatTable } from './table'
 
 /**
