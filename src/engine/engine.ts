@@ -9,11 +9,12 @@ import { chunkSource, passageInContext, type ChunkSource, type PassageInContext 
 import { importFolder, embedMissing, type ImportProgress, type ImportReport } from './ingest/importer'
 import type { TokenCounter } from './ingest/chunker'
 import { resolveSearchScope, searchWithModels } from './retrieve/search'
+import { scopeInfo } from './retrieve/scope'
 import { defaultDataDir, defaultModelsDir } from './paths'
 import { LoadedModels, type ChatModel, type Loaded } from './models/loaded'
 import type { Embedder } from './models/runtime/embedder'
 import type { Reranker } from './models/runtime/reranker'
-import type { Scope, SearchMode, SearchResult } from '../shared/search'
+import type { Scope, ScopeInfo, SearchMode, SearchResult } from '../shared/search'
 import type { CollectionInfo } from '../shared/api'
 import type { ModelRole } from '../shared/models'
 import type { AskRequest, AskResult, RetrievalTrace, StoredTrace, Thread, ThreadSummary } from '../shared/answer'
@@ -225,15 +226,15 @@ export class Engine {
   async search(
     query: string,
     opts: { scope?: Partial<Scope>; mode?: SearchMode; rerank?: boolean; k?: number; signal?: AbortSignal } = {},
-  ): Promise<SearchResult & { trace: RetrievalTrace; scope_label: string }> {
-    const scope = await resolveSearchScope(this.db, opts.scope ?? {})
+  ): Promise<SearchResult & { trace: RetrievalTrace; scope_label: string; scope: ScopeInfo }> {
+    const scope = await resolveSearchScope(this.db, opts.scope ?? {}, query)
     const { result } = await searchWithModels(this.db, this, query, scope, {
       mode: opts.mode ?? 'hybrid',
       rerank: !!opts.rerank,
       k: opts.k ?? 10,
       signal: opts.signal,
     })
-    return { ...result, scope_label: scope.label }
+    return { ...result, scope_label: scope.label, scope: scopeInfo(scope) }
   }
 
   /** Answers a question from the collections in scope, with verified citations (answer/pipeline.ts). */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { HitScores, Scope, SearchMode } from './search'
+import { HitScores, Scope, ScopeInfo, ScopeSource, SearchMode } from './search'
 
 /**
  * Asking a question: the request, the events streamed while it is answered, and the result.
@@ -11,7 +11,7 @@ export const AskRequest = z.object({
   question: z.string().trim().min(1).max(4000),
   /** Continue a conversation; omitted starts a new thread. */
   threadId: z.string().min(1).max(100).optional(),
-  scope: Scope.default({ collections: [], version: 'all' }),
+  scope: Scope.default({ collections: [], version: 'auto' }),
   /** Return the best passages without generating text, even when a language model is installed. */
   searchOnly: z.boolean().optional(),
 })
@@ -79,8 +79,10 @@ export const AskResult = z.object({
   thread_id: z.string(),
   /** The standalone question used for retrieval when a follow-up was rewritten; else null. */
   rewritten_question: z.string().nullable(),
-  /** What was searched, in words: "the 2025-03-26 docs". */
+  /** What was searched, in words: "the 2025-03-26 docs", "2024-11-05, named in your question". */
   scope_label: z.string(),
+  /** What was searched and why (chosen, named in the question, or the default); absent on results stored before it existed. */
+  scope: ScopeInfo.optional(),
 })
 export type AskResult = z.infer<typeof AskResult>
 
@@ -216,6 +218,12 @@ export const ScopeTrace = z.object({
   collections: z.array(z.string()),
   /** Versions actually searched, per collection. */
   versions: z.record(z.string(), z.union([z.array(z.string()), z.literal('all')])),
+  /** Where the versions came from: the person's choice, the question's words, or the default. Absent in older traces. */
+  source: ScopeSource.optional(),
+  /** The words of the question that named the versions ("the 2024-11-05 spec"). */
+  named: z.array(z.string()).optional(),
+  /** The question asks what changed or when: change-log sections were ranked first. */
+  change_log_first: z.boolean().optional(),
 })
 export type ScopeTrace = z.infer<typeof ScopeTrace>
 

@@ -8,6 +8,7 @@ import {
   type RerankerLike,
   type SearchModels,
 } from '../retrieve/search'
+import { searchText } from '../retrieve/scope'
 import type { AskRequest, AskResult } from '../../shared/answer'
 import type { AskContext } from './context'
 import { keywordEvidence } from './gate'
@@ -48,12 +49,13 @@ export async function askWithEngine(engine: AskEngine, request: AskRequest, opts
         : await engine.reranker(),
   }
   const ctx: AskContext = {
-    resolveScope: (scope) => resolveSearchScope(engine.db, scope),
+    resolveScope: (scope, question) => resolveSearchScope(engine.db, scope, question),
     retrieve: async (query, scope, o) => {
       const { result, rerankerId, embedderId } = await searchWithModels(engine.db, models, query, scope, o)
       return { ...result, rerankerId, embedderId }
     },
-    keywordEvidence: (query, scope, top) => keywordEvidence(engine.db, query, scope.collections, top),
+    // The gate weighs the same words retrieval searched: version mentions are scope, not content.
+    keywordEvidence: (query, scope, top) => keywordEvidence(engine.db, searchText(query, scope), scope.collections, top),
     retrievalModels: async (o) => {
       const { embedder, reranker } = await searchModelsFor(models, o)
       return { embedder: embedder.model?.id ?? null, reranker: reranker.model?.id ?? null }

@@ -17,7 +17,8 @@ export interface RetrievalOutcome extends SearchResult {
 }
 
 export interface AskContext {
-  resolveScope(scope: { collections: string[]; version: string }): Promise<ResolvedScope>
+  /** With no version chosen ('auto'), versions named in `question` are searched (retrieve/scope.ts). */
+  resolveScope(scope: { collections: string[]; version: string }, question: string): Promise<ResolvedScope>
   retrieve(
     query: string,
     scope: ResolvedScope,

@@ -1,5 +1,6 @@
 import type { AbstainReason, AskRequest, AskResult } from '../../shared/answer'
 import type { AskContext, AskOptions } from './context'
+import { scopeInfo } from '../retrieve/scope'
 import { stripGreeting } from './route'
 import { lookUpCache } from './stages/cache'
 import { choosePassages, generateAnswer } from './stages/generate'
@@ -35,9 +36,18 @@ export async function runAsk(ctx: AskContext, request: AskRequest, options: AskO
   const question = stripGreeting(req.question)
   await rewriteFollowUp(run, question)
 
-  const scope = await ctx.resolveScope({ collections: req.scope.collections, version: req.scope.version })
+  // The standalone question: a follow-up ("and in the latest release?") names its version there too.
+  const scope = await ctx.resolveScope({ collections: req.scope.collections, version: req.scope.version }, run.standalone)
   base.scope_label = scope.label
-  trace.scope = { label: scope.label, collections: scope.collections, versions: scope.versions }
+  base.scope = scopeInfo(scope)
+  trace.scope = {
+    label: scope.label,
+    collections: scope.collections,
+    versions: scope.versions,
+    source: scope.source,
+    named: scope.named,
+    change_log_first: scope.changeLogFirst,
+  }
   const chat = req.searchOnly ? null : ctx.chat
   const searchOnly = !chat
 

@@ -45,7 +45,8 @@ export async function evalRetrieval(
     if (!q.answerable) continue
     const t0 = performance.now()
     const res = await engine.search(q.question, {
-      scope: { collections: [opts.collection], version: q.version ?? 'all' },
+      // A null version is a question whose asker chose none: the version it names (if any) is inferred, as in the app.
+      scope: { collections: [opts.collection], version: q.version ?? 'auto' },
       mode: opts.mode,
       rerank: opts.rerank,
       k: 10,

@@ -1,42 +1,44 @@
 import type { Queryable } from '../store/db'
-import type { Scope } from '../../shared/search'
-import { latestVersion } from '../ingest/versions'
+import type { Scope, ScopeInfo, ScopeSource } from '../../shared/search'
+import { compareVersions, latestVersion } from '../ingest/versions'
+import { detectVersionIntent, findVersionMentions, removeVersionMentions } from './version-mention'
 
 /**
- * The one filter model every retriever applies (seed 002: keyword and vector search with identical
+ * The one filter model every retriever applies (keyword and vector search with identical
  * filters). A scope resolves to a set of collections and, per collection, the versions allowed;
  * unversioned documents are always in scope. `toSql` renders it once, and both retrievers embed
  * the same fragment, so they cannot disagree about what is in scope.
+ *
+ * Precedence: a version the person chose (picker, --version, MCP `version`) wins; when they chose
+ * none ('auto'), versions named in the question are searched; else every version (the default).
  */
 export interface ResolvedScope {
   collections: string[]
   /** null = every version; otherwise "collection|version" pairs allowed (plus unversioned chunks). */
   versionKeys: string[] | null
-  /** Words for progress messages: "the 2025-03-26 docs". */
+  /** Words for progress messages: "the 2025-03-26 docs", "2024-11-05, named in your question". */
   label: string
   /** Versions actually searched, per collection (for traces and the UI). */
   versions: Record<string, string[] | 'all'>
+  source: ScopeSource
+  /** Every version of the collections in scope: their mentions are taken out of the search text. */
+  known: string[]
+  /** The words of the question that named the versions searched. */
+  named: string[]
+  /** The question asks what changed or when: change-log sections are ranked first (search.ts). */
+  changeLogFirst: boolean
 }
 
 export class ScopeError extends Error {
   override readonly name = 'ScopeError'
 }
 
-export async function resolveScope(db: Queryable, scope: Scope): Promise<ResolvedScope> {
+export async function resolveScope(db: Queryable, scope: Scope, question = ''): Promise<ResolvedScope> {
   const { rows: cols } = await db.query<{ id: string }>('SELECT id FROM collections ORDER BY id')
   const known = new Set(cols.map((c) => c.id))
   const requested = scope.collections.length ? scope.collections : [...known]
   for (const c of requested) {
     if (!known.has(c)) throw new ScopeError(`no collection named "${c}"; run "docent ingest <folder> --collection ${c}" first`)
-  }
-  const version = scope.version ?? 'all'
-  if (version === 'all') {
-    return {
-      collections: requested,
-      versionKeys: null,
-      label: 'all versions',
-      versions: Object.fromEntries(requested.map((c) => [c, 'all' as const])),
-    }
   }
   const { rows } = await db.query<{ collection_id: string; version: string }>(
     `SELECT DISTINCT collection_id, version FROM documents
@@ -45,6 +47,14 @@ export async function resolveScope(db: Queryable, scope: Scope): Promise<Resolve
   )
   const byCollection = new Map<string, string[]>()
   for (const r of rows) byCollection.set(r.collection_id, [...(byCollection.get(r.collection_id) ?? []), r.version])
+  const allKnown = [...new Set(rows.map((r) => r.version))].sort(compareVersions)
+  const base = { collections: requested, known: allKnown, named: [], changeLogFirst: false }
+
+  const version = scope.version ?? 'auto'
+  if (version === 'auto') return inferFromQuestion(requested, byCollection, question, allKnown)
+  if (version === 'all') {
+    return { ...base, versionKeys: null, label: 'all versions', versions: allVersions(requested), source: 'chosen' }
+  }
   const keys: string[] = []
   const versions: Record<string, string[]> = {}
   for (const c of requested) {
@@ -57,7 +67,76 @@ export async function resolveScope(db: Queryable, scope: Scope): Promise<Resolve
     version === 'latest'
       ? `the latest docs (${[...new Set(Object.values(versions).flat())].join(', ') || 'unversioned only'})`
       : `the ${version} docs`
-  return { collections: requested, versionKeys: keys, label, versions }
+  return { ...base, versionKeys: keys, label, versions, source: 'chosen' }
+}
+
+function allVersions(collections: string[]): Record<string, 'all'> {
+  return Object.fromEntries(collections.map((c) => [c, 'all' as const]))
+}
+
+/**
+ * No version chosen: each collection reads the question against its own versions (its own
+ * "latest"); a collection whose versions the question does not name keeps every version.
+ */
+function inferFromQuestion(
+  requested: string[],
+  byCollection: Map<string, string[]>,
+  question: string,
+  allKnown: string[],
+): ResolvedScope {
+  const versions: Record<string, string[] | 'all'> = {}
+  const keys: string[] = []
+  const named = new Set<string>()
+  const searched = new Set<string>()
+  let narrowed = false
+  let changeLogFirst = false
+  for (const c of requested) {
+    const present = byCollection.get(c) ?? []
+    const intent = detectVersionIntent(question, present)
+    changeLogFirst ||= intent.history
+    if (Array.isArray(intent.versions) && intent.versions.length > 0) {
+      narrowed = true
+      versions[c] = intent.versions
+      for (const v of intent.versions) {
+        keys.push(`${c}|${v}`)
+        searched.add(v)
+      }
+      for (const m of intent.mentions) named.add(m.text.trim())
+    } else {
+      versions[c] = 'all'
+      for (const v of present) keys.push(`${c}|${v}`)
+    }
+  }
+  const base = { collections: requested, known: allKnown, named: [...named], changeLogFirst }
+  if (!narrowed) {
+    const label = changeLogFirst ? 'all versions, change logs first' : 'all versions'
+    return { ...base, versionKeys: null, label, versions, source: 'default' }
+  }
+  const list = [...searched].sort(compareVersions)
+  const what = list.length <= 2 ? list.join(' and ') : `${list[0]} to ${list[list.length - 1]} (${list.length} versions)`
+  const label = `${what}, named in your question${changeLogFirst ? ', change logs first' : ''}`
+  return { ...base, versionKeys: keys, label, versions, source: 'named_in_question' }
+}
+
+/**
+ * The text keyword and vector search read: the query without its version mentions, which name
+ * where to search, not what the passage says. Applied to any query text (the question, a
+ * rewritten query), against every version of the collections in scope.
+ */
+export function searchText(query: string, scope: Pick<ResolvedScope, 'known'>): string {
+  return removeVersionMentions(query, findVersionMentions(query, scope.known))
+}
+
+/** The scope as front ends show it. */
+export function scopeInfo(scope: ResolvedScope): ScopeInfo {
+  return {
+    label: scope.label,
+    source: scope.source,
+    collections: scope.collections,
+    versions: scope.versions,
+    named: scope.named,
+    change_log_first: scope.changeLogFirst,
+  }
 }
 
 /** SQL condition on a chunks alias, with its parameters appended after `offset` existing ones. */

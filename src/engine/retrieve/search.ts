@@ -5,8 +5,8 @@ import { collectionSlug } from '../store/ids'
 import { round } from '../util/numbers'
 import { retrieveKeyword } from './keyword'
 import { retrieveVector } from './vector'
-import { fuseRanks } from './fuse'
-import { resolveScope, type ResolvedScope } from './scope'
+import { CHANGE_LOG_RANKING, changeLogRanking, fuseRanks, isChangeLog } from './fuse'
+import { resolveScope, searchText, type ResolvedScope } from './scope'
 
 export interface QueryEmbedder {
   id: string
@@ -40,6 +40,8 @@ export interface SearchContext {
 
 export const DEFAULT_CANDIDATES = 50
 export const DEFAULT_RERANK_CANDIDATES = 30
+/** How much deeper than `candidates` a change question looks for change-log sections. */
+export const CHANGE_LOG_DEPTH = 4
 
 /** A model loaded on first use, or why there is none. */
 export interface LoadedModel<T> {
@@ -55,12 +57,19 @@ export interface SearchModels {
 
 const NO_MODEL = { model: null, problem: null }
 
-/** A scope as people and front ends give it (collection names, a version selector), resolved against the store. */
-export function resolveSearchScope(db: Queryable, scope: Partial<Scope>): Promise<ResolvedScope> {
-  return resolveScope(db, {
-    collections: (scope.collections ?? []).map((c) => collectionSlug(c)),
-    version: scope.version ?? 'all',
-  })
+/**
+ * A scope as people and front ends give it (collection names, a version selector), resolved
+ * against the store. With no version chosen ('auto'), versions named in `question` are searched.
+ */
+export function resolveSearchScope(db: Queryable, scope: Partial<Scope>, question = ''): Promise<ResolvedScope> {
+  return resolveScope(
+    db,
+    {
+      collections: (scope.collections ?? []).map((c) => collectionSlug(c)),
+      version: scope.version ?? 'auto',
+    },
+    question,
+  )
 }
 
 /**
@@ -134,15 +143,22 @@ export async function searchChunks(
     )
   }
 
-  const [keyword, vector] = await Promise.all([
-    wantKeyword ? time('keyword_ms', () => retrieveKeyword(ctx.db, query, scope, candidates)) : Promise.resolve(null),
+  // Version mentions say where to search (the scope), not what the passage says: neither retriever reads them.
+  const text = searchText(query, scope)
+  // A change question looks deeper into each list for change-log sections (see below); the lists
+  // fused stay `candidates` long.
+  const depth = scope.changeLogFirst ? candidates * CHANGE_LOG_DEPTH : candidates
+  const [deepKeyword, deepVector] = await Promise.all([
+    wantKeyword ? time('keyword_ms', () => retrieveKeyword(ctx.db, text, scope, depth)) : Promise.resolve(null),
     wantVector && ctx.embedder
       ? time('vector_ms', async () => {
-          const qv = await time('embed_query_ms', () => ctx.embedder!.embedQuery(query))
-          return retrieveVector(ctx.db, qv, ctx.embedder!.id, scope, candidates)
+          const qv = await time('embed_query_ms', () => ctx.embedder!.embedQuery(text))
+          return retrieveVector(ctx.db, qv, ctx.embedder!.id, scope, depth)
         })
       : Promise.resolve(null),
   ])
+  const keyword = deepKeyword?.slice(0, candidates) ?? null
+  const vector = deepVector?.slice(0, candidates) ?? null
   if (vector && vector.length === 0 && wantVector) {
     const { rows } = await ctx.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM chunks WHERE collection_id = ANY($1::text[]) AND embedding_model IS DISTINCT FROM $2`,
@@ -159,7 +175,21 @@ export async function searchChunks(
   const rankings: Record<string, { chunk_id: string; rank: number }[]> = {}
   if (keyword) rankings['keyword'] = keyword
   if (vector) rankings['vector'] = vector
-  const fused = fuseRanks(rankings)
+  let fused = fuseRanks(rankings)
+  if (scope.changeLogFirst) {
+    // Change-log sections ranked by the same evidence, over the deeper lists: a change log that
+    // ranks 80th by words (it lists many changes in few words each) still competes.
+    const deep: Record<string, { chunk_id: string; rank: number }[]> = {}
+    if (deepKeyword) deep['keyword'] = deepKeyword
+    if (deepVector) deep['vector'] = deepVector
+    const deepFused = fuseRanks(deep)
+    const changeLog = await changeLogIds(
+      ctx.db,
+      deepFused.map((f) => f.chunk_id),
+    )
+    const boost = changeLogRanking(deepFused, changeLog)
+    if (boost.length > 0) fused = fuseRanks({ ...rankings, [CHANGE_LOG_RANKING]: boost })
+  }
 
   let order: { chunk_id: string; reranker: number | null }[] = fused.map((f) => ({ chunk_id: f.chunk_id, reranker: null }))
   let reranked: RetrievalTrace['reranked'] = null
@@ -178,7 +208,7 @@ export async function searchChunks(
       try {
         const scores = await time('rerank_ms', () =>
           ctx.reranker!.score(
-            query,
+            text,
             pool.map((p) => passageText(rows.get(p.chunk_id)!)),
             opts.signal,
           ),
@@ -213,7 +243,7 @@ export async function searchChunks(
         keyword_rank: kw?.rank ?? null,
         vector_rank: vec?.rank ?? null,
         bm25: kw?.bm25 ?? null,
-        rrf: Object.keys(rankings).length > 1 ? (fusedById.get(t.chunk_id)?.rrf ?? null) : null,
+        rrf: Object.keys(rankings).length > 1 || scope.changeLogFirst ? (fusedById.get(t.chunk_id)?.rrf ?? null) : null,
         cosine: vec?.cosine ?? null,
         reranker: t.reranker,
       },
@@ -259,6 +289,15 @@ export function toHit(r: ChunkRecord): Omit<SearchHit, 'scores'> {
 /** What the cross-encoder and the answer model read for a chunk: where it is, then what it says. */
 export function passageText(r: Pick<ChunkRecord, 'heading' | 'text'>): string {
   return r.heading ? `${r.heading}\n\n${r.text}` : r.text
+}
+
+/** Which of these chunks belong to change-log sections (fuse.ts isChangeLog). */
+async function changeLogIds(db: Queryable, ids: string[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ id: string; path: string; heading: string; kind: string | null }>(
+    `SELECT id, path, heading, kind FROM chunks WHERE id = ANY($1::text[])`,
+    [ids],
+  )
+  return new Set(rows.filter(isChangeLog).map((r) => r.id))
 }
 
 export async function fetchChunks(db: Queryable, ids: string[]): Promise<Map<string, ChunkRecord>> {

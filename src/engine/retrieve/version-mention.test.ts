@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest'
+import { detectVersionIntent, findVersionMentions, removeVersionMentions } from './version-mention'
+
+const DATED = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', 'draft']
+const SEMVER = ['v1.0', 'v1.2', '2.0.x', 'next']
+
+const named = (q: string, known = DATED) => findVersionMentions(q, known).map((m) => m.version)
+const stripped = (q: string, known = DATED) => removeVersionMentions(q, findVersionMentions(q, known))
+
+describe('findVersionMentions: exact version names', () => {
+  it.each([
+    ['In MCP 2025-11-25, what does a server do with a bad Origin?', '2025-11-25'],
+    ['what content types can a tool result contain in the 2024-11-05 spec?', '2024-11-05'],
+    ['v2025-06-18: can a tool return a resource link?', '2025-06-18'],
+    ["What is in 2025-06-18's elicitation schema?", '2025-06-18'],
+    ['Per the 2025-03-26 specification, must servers support DCR?', '2025-03-26'],
+    ['(2025-03-26) batching?', '2025-03-26'],
+    ['In the draft spec, how does a client subscribe?', 'draft'],
+    ['what does the draft say about deprecations?', 'draft'],
+    ['Draft: how long do deprecated features stay?', 'draft'],
+    ['Is batching still in the DRAFT?', 'draft'],
+    ['the draft MCP spec: subscriptions?', 'draft'],
+  ])('%s -> %s', (q, v) => {
+    expect(named(q)).toEqual([v])
+  })
+
+  it.each([
+    ['How do I configure retries in v1.2?', 'v1.2'],
+    ['How do I configure retries in 1.2?', 'v1.2'],
+    ['does 2.0.x support streaming?', '2.0.x'],
+    ['does 2.0 support streaming?', '2.0.x'],
+    ['What ships in the next release?', 'next'],
+    ['Is it in version 1.0?', 'v1.0'],
+  ])('semver and word names: %s -> %s', (q, v) => {
+    expect(named(q, SEMVER)).toEqual([v])
+  })
+
+  it.each([
+    'Which grant does RFC 6749 describe?',
+    'The server listens on port 8080 by default.',
+    'Why does the example use the date 2025-01-01 in its payload?',
+    'A protocolVersion of 2024-10-07 is rejected how?',
+    'How do I draft an elicitation request?',
+    'Can I save a draft message before sending it?',
+    'What goes in the draft email template?',
+    'A value of 2025-06-180 is not a date',
+    'tools/2025-06-18x is a path',
+  ])('ignores %s', (q) => {
+    expect(named(q)).toEqual([])
+  })
+
+  it.each([
+    'The client retries 2 times.',
+    'What happens on the next request?',
+    'Use 1.25 seconds as timeout',
+    'upgrade to 1.2.3 first',
+  ])('ignores non-version numbers and words: %s', (q) => {
+    expect(named(q, [...SEMVER, '2'])).toEqual([])
+  })
+
+  it('only counts versions the collection has', () => {
+    expect(named('In 2025-06-18, how are tools listed?', ['2024-11-05'])).toEqual([])
+    expect(named('In 2025-06-18, how are tools listed?', [])).toEqual([])
+  })
+
+  it('finds several mentions in text order', () => {
+    expect(named('what changed between 2025-03-26 and 2025-06-18 in authorization?')).toEqual(['2025-03-26', '2025-06-18'])
+  })
+})
+
+describe('findVersionMentions: latest, current, previous', () => {
+  it.each([
+    ['Latest spec, stdio transport: how do I spot a legacy server?', '2025-11-25'],
+    ['In the latest release, what must a client check about iss?', '2025-11-25'],
+    ['In the current version of MCP, which error codes are reserved?', '2025-11-25'],
+    ['what does the newest MCP spec say about icons?', '2025-11-25'],
+    ['is that still the recommended way to register in the most recent version?', '2025-11-25'],
+    ['Is stream resumption still in the latest?', '2025-11-25'],
+    ['How did the release before the current one return task results?', '2025-06-18'],
+    ['In the previous release, how were tasks polled?', '2025-06-18'],
+    ['the prior MCP spec: how were tasks polled?', '2025-06-18'],
+  ])('%s -> %s', (q, v) => {
+    expect(named(q)).toEqual([v])
+  })
+
+  it('latest means the newest released version, never the draft', () => {
+    expect(named('in the latest spec?', ['2025-11-25', 'draft', '2024-11-05'])).toEqual(['2025-11-25'])
+    expect(named('in the latest spec?', ['draft'])).toEqual([])
+  })
+
+  it('needs two releases for "previous"', () => {
+    expect(named('in the previous release?', ['2025-11-25', 'draft'])).toEqual([])
+  })
+
+  it.each([
+    'Which field carries the current protocol version?',
+    'what is the current time format?',
+    'How do I get the latest results of a task?',
+    'Send the previous cursor back',
+  ])('ignores content uses: %s', (q) => {
+    expect(named(q)).toEqual([])
+  })
+})
+
+describe('removeVersionMentions: the version token is not searched for', () => {
+  it.each([
+    [
+      'In MCP 2025-11-25, what is a Streamable HTTP server supposed to do?',
+      'In MCP, what is a Streamable HTTP server supposed to do?',
+    ],
+    [
+      'what content types can a tool result contain in the 2024-11-05 spec?',
+      'what content types can a tool result contain in the?',
+    ],
+    ['v2025-06-18: can a tool hand back a link?', 'can a tool hand back a link?'],
+    ["What is in 2025-06-18's elicitation schema?", 'What is in elicitation schema?'],
+    ['Latest spec, stdio transport: legacy servers?', 'stdio transport: legacy servers?'],
+    ['How did the release before the current one return results?', 'How did return results?'],
+  ])('%s', (q, want) => {
+    expect(stripped(q)).toBe(want)
+  })
+
+  it('keeps the question when nothing else would be left', () => {
+    expect(stripped('2025-06-18')).toBe('2025-06-18')
+  })
+
+  it('leaves dates that are not versions in place', () => {
+    expect(stripped('Why does 2025-01-01 appear in 2025-06-18?')).toBe('Why does 2025-01-01 appear in?')
+  })
+})
+
+describe('detectVersionIntent', () => {
+  const intent = (q: string, known = DATED) => {
+    const i = detectVersionIntent(q, known)
+    return { versions: i.versions, history: i.history }
+  }
+
+  it('a single named version is the scope', () => {
+    expect(intent('In MCP 2025-11-25, how is Origin checked?')).toEqual({ versions: ['2025-11-25'], history: false })
+  })
+
+  it('nothing named leaves the default', () => {
+    expect(intent('How are tools listed?')).toEqual({ versions: null, history: false })
+    expect(intent('What notification says the tool list has changed?')).toEqual({ versions: null, history: false })
+    expect(intent('How do I change the log level?')).toEqual({ versions: null, history: false })
+    expect(intent('In which order are messages sent?')).toEqual({ versions: null, history: false })
+    expect(intent('Which protocol version does the client send?')).toEqual({ versions: null, history: false })
+  })
+
+  it('between A and B spans both and every release in between, change logs first', () => {
+    expect(intent('what changed between 2024-11-05 and 2025-06-18 in authorization?')).toEqual({
+      versions: ['2024-11-05', '2025-03-26', '2025-06-18'],
+      history: true,
+    })
+    expect(intent('How did the error codes change from 2025-06-18 to 2025-11-25?')).toEqual({
+      versions: ['2025-06-18', '2025-11-25'],
+      history: true,
+    })
+    // Written newest first: still the same span.
+    expect(intent('what is different in 2025-06-18 vs 2024-11-05?').versions).toEqual(['2024-11-05', '2025-03-26', '2025-06-18'])
+  })
+
+  it('since / after / until / before bound one side', () => {
+    expect(intent('Since 2025-03-26, has the stderr guidance changed?')).toEqual({
+      versions: ['2025-03-26', '2025-06-18', '2025-11-25', 'draft'],
+      history: true,
+    })
+    expect(intent('Was anything removed after 2025-06-18?').versions).toEqual(['2025-11-25', 'draft'])
+    expect(intent('what did auth look like up to 2025-03-26?').versions).toEqual(['2024-11-05', '2025-03-26'])
+    expect(intent('how were errors reported before 2025-06-18?').versions).toEqual(['2024-11-05', '2025-03-26'])
+    expect(intent('in 2025-06-18 and later, is batching allowed?').versions).toEqual(['2025-06-18', '2025-11-25', 'draft'])
+  })
+
+  it('asking for a release searches all of them, change logs first', () => {
+    expect(intent('Which release first added audio content?')).toEqual({ versions: 'all', history: true })
+    expect(intent('When was JSON-RPC batching added and when was it taken out again?')).toEqual({
+      versions: 'all',
+      history: true,
+    })
+    expect(intent('Is stream resumption still in the latest spec? If not, when did it go away?')).toEqual({
+      versions: 'all',
+      history: true,
+    })
+    expect(intent('In which version was the initialize handshake removed?')).toEqual({ versions: 'all', history: true })
+  })
+
+  it('what changed in one release reads that release, change log first', () => {
+    expect(intent("What's new in 2025-06-18?")).toEqual({ versions: ['2025-06-18'], history: true })
+    expect(intent('what changed in 2025-11-25?')).toEqual({ versions: ['2025-11-25'], history: true })
+  })
+
+  it('two releases named without a range word are searched as named', () => {
+    expect(intent('Show the tools section of 2024-11-05 and 2025-06-18')).toEqual({
+      versions: ['2024-11-05', '2025-06-18'],
+      history: false,
+    })
+  })
+
+  it('relative mentions resolve per collection', () => {
+    expect(intent('In the latest release, what is new?', ['v1.0', 'v1.2', 'next']).versions).toEqual(['v1.2'])
+  })
+})

@@ -1,0 +1,279 @@
+import { compareVersions, isPrerelease, latestVersion } from '../ingest/versions'
+
+/**
+ * Versions named in a question. People write the release into the question ("In MCP 2025-11-25,
+ * …", "the 2024-11-05 spec", "the latest release") far more often than they touch a version
+ * picker. Such a mention says where to search; it says nothing about what the passage is about, so
+ * it is taken out of the text that keyword and vector search read (scored as content, a date lifts
+ * every chunk that happens to list dates, such as JSON examples of protocol versions).
+ *
+ * Only versions the collection actually has count: a date or number that is not one of them is
+ * content ("RFC 6749", "port 8080", a date in an example). Pure functions over the question text
+ * and the collection's known versions; scope.ts turns the intent into a search scope.
+ */
+
+export type MentionKind = 'exact' | 'latest' | 'previous'
+
+export interface VersionMention {
+  /** The collection's version it names. */
+  version: string
+  kind: MentionKind
+  /** Span in the question, including words that only point at the version ("v", "'s", "spec"). */
+  start: number
+  end: number
+  text: string
+}
+
+export interface VersionIntent {
+  mentions: VersionMention[]
+  /**
+   * Versions to search, oldest first; 'all' when the question asks across releases without
+   * bounds ("which release first added …"); null when it names no version (the default applies).
+   */
+  versions: string[] | 'all' | null
+  /** The question asks what changed or when: change-log sections are preferred. */
+  history: boolean
+}
+
+/** Words that follow a version and only point at it: "the 2025-06-18 spec", "draft docs". */
+const VERSION_NOUN =
+  '(?:spec|specs|specification|specifications|version|versions|release|releases|revision|revisions|docs|documentation|edition|branch)'
+const VERSION_NOUN_RE = new RegExp(`^${VERSION_NOUN}$`, 'i')
+
+/**
+ * Verbs that may follow a word-named version used as a subject ("what does the draft say", "the
+ * draft adds"). Any other lowercase word after it makes it an adjective of that word ("the draft
+ * email", "the next request", "the preview pane"), which is not a version mention.
+ */
+const SUBJECT_VERBS = new Set(
+  'say says said add adds added change changes changed introduce introduces introduced remove removes removed define defines defined require requires required allow allows allowed have has had is are was were does do did still mention mentions describe describes specify specifies support supports drop drops deprecate deprecates list lists recommend recommends'.split(
+    ' ',
+  ),
+)
+/** Determiners that make a word an ordinary noun: "a draft", "my draft". */
+const COMMON_NOUN_DETERMINERS = /(?:^|\s)(?:a|an|my|your|our|their|his|her|its|another|each|every)\s+$/i
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+interface Span {
+  start: number
+  end: number
+}
+
+const overlaps = (a: Span, b: Span) => a.start < b.end && b.start < a.end
+
+/** Extends a span over a following version noun ("2025-06-18 spec") so it leaves the query with it. */
+function withTrailingNoun(text: string, end: number): number {
+  const m = /^(?:'s|’s)?\s+([A-Za-z]+)/.exec(text.slice(end))
+  if (m && VERSION_NOUN_RE.test(m[1]!)) return end + m[0].length
+  const poss = /^(?:'s|’s)/.exec(text.slice(end))
+  return poss ? end + poss[0].length : end
+}
+
+/** "version 2", "release 1.2": a preceding version noun goes with the mention. */
+function withLeadingNoun(text: string, start: number): number {
+  const m = /(?:^|\s)((?:version|release|revision|rev\.?)\s+)$/i.exec(text.slice(0, start))
+  return m ? start - m[1]!.length : start
+}
+
+function exactMentions(text: string, known: readonly string[]): VersionMention[] {
+  const out: VersionMention[] = []
+  for (const version of known) {
+    const bare = version.replace(/^v(?=\d)/i, '')
+    const numeric = /\d/.test(bare)
+    // "1.2.x" is also written "1.2"; "v1.2" and "1.2" are the same version.
+    const core = /\.x$/i.test(bare) ? `${escapeRe(bare.slice(0, -2))}(?:\\.x)?` : escapeRe(bare)
+    const prefix = numeric ? '[vV]?' : ''
+    const re = new RegExp(`(?<![\\p{L}\\p{N}_./-])${prefix}${core}(?![\\p{L}\\p{N}_/-]|\\.\\p{N}|-\\p{L})`, 'giu')
+    for (const m of text.matchAll(re)) {
+      let start = m.index
+      let end = start + m[0].length
+      if (numeric) {
+        // A bare integer ("2 tools") is a count, not a version, unless written v2 or "version 2".
+        const lead = withLeadingNoun(text, start)
+        if (/^\d+$/.test(bare) && !/^v/i.test(m[0]) && lead === start) continue
+        start = lead
+      } else {
+        if (!wordVersionInContext(text, start, end)) continue
+      }
+      end = withTrailingNoun(text, end)
+      out.push({ version, kind: 'exact', start, end, text: text.slice(start, end) })
+    }
+  }
+  return out
+}
+
+/** A word-named version ("draft", "next", "preview") counts only where it is used as a name. */
+function wordVersionInContext(text: string, start: number, end: number): boolean {
+  if (COMMON_NOUN_DETERMINERS.test(text.slice(0, start))) return false
+  const after = text.slice(end)
+  if (/^(?:'s|’s)/.test(after)) return true
+  const next = /^\s+([A-Za-z][\w-]*)/.exec(after)
+  if (!next) return true // end of text or punctuation: "in the draft?", "draft: …"
+  const word = next[1]!
+  if (VERSION_NOUN_RE.test(word) || SUBJECT_VERBS.has(word.toLowerCase())) return true
+  if (/^[A-Z]/.test(word)) {
+    // A product name between: "the draft MCP spec" (a name) vs "the draft MCP server" (an adjective).
+    const then = /^\s+[A-Za-z][\w-]*\s+([A-Za-z]+)/.exec(after)
+    return !then || VERSION_NOUN_RE.test(then[1]!) || SUBJECT_VERBS.has(then[1]!.toLowerCase()) || /^[A-Z]/.test(then[1]!)
+  }
+  return false
+}
+
+// "the release before the current one", "the spec before latest": the release before the latest.
+const BEFORE_LATEST = new RegExp(
+  `\\b(?:the\\s+)?(?:one|${VERSION_NOUN})\\s+(?:just\\s+)?before\\s+(?:the\\s+)?(?:current|latest|newest)(?:\\s+(?:one|${VERSION_NOUN}))?\\b`,
+  'gi',
+)
+// "the previous release", "the prior MCP spec". ("last release" is left out: people mean the newest by it.)
+const PREVIOUS = new RegExp(`\\b(?:the\\s+)?(?:previous|prior|preceding)\\s+(?:(\\S+)\\s+)?${VERSION_NOUN}\\b`, 'gi')
+// "the latest spec", "Latest release", "the current version of MCP", "the newest MCP docs", "the most recent release".
+const LATEST = new RegExp(`\\b(?:the\\s+)?(?:latest|newest|current|most\\s+recent)\\s+(?:(\\S+)\\s+)?${VERSION_NOUN}\\b`, 'gi')
+// "is it still in the latest?"
+const LATEST_BARE = /\bthe\s+(?:latest|newest)(?=\s*[?.!,;:)]|\s*$)/gi
+
+/**
+ * A word between "latest" and the noun must be a name ("the latest MCP spec"); a lowercase word
+ * makes the phrase content ("the current protocol version" is a field of the protocol).
+ */
+const nameOrNothing = (m: RegExpMatchArray) => m[1] === undefined || /^[A-Z]/.test(m[1])
+
+function relativeMentions(text: string, known: readonly string[], taken: Span[]): VersionMention[] {
+  const latest = latestVersion(known)
+  const released = known.filter((v) => !isPrerelease(v)).sort(compareVersions)
+  const previous = released.length >= 2 ? released[released.length - 2]! : null
+  const out: VersionMention[] = []
+  const add = (re: RegExp, kind: MentionKind, version: string | null, ok: (m: RegExpMatchArray) => boolean = () => true) => {
+    if (!version) return
+    for (const m of text.matchAll(re)) {
+      const span = { start: m.index, end: m.index + m[0].length }
+      if (!ok(m) || [...taken, ...out].some((t) => overlaps(t, span))) continue
+      out.push({ version, kind, ...span, text: m[0] })
+    }
+  }
+  // Longest forms first: "the release before the current one" contains "current".
+  add(BEFORE_LATEST, 'previous', previous)
+  add(PREVIOUS, 'previous', previous, nameOrNothing)
+  add(LATEST, 'latest', latest, nameOrNothing)
+  add(LATEST_BARE, 'latest', latest)
+  return out
+}
+
+/** Every mention of one of `known` in the question, in text order (overlaps resolved to the first). */
+export function findVersionMentions(text: string, known: readonly string[]): VersionMention[] {
+  if (known.length === 0) return []
+  // Longer names first, so "1.2.10" wins over "1.2" where both are versions.
+  const exact = exactMentions(
+    text,
+    [...known].sort((a, b) => b.length - a.length),
+  )
+  const kept: VersionMention[] = []
+  for (const m of exact.sort((a, b) => a.start - b.start || b.end - a.end)) if (!kept.some((k) => overlaps(k, m))) kept.push(m)
+  // A collection may have a version literally named "latest": then the exact name already took it.
+  const relative = relativeMentions(text, known, kept)
+  return [...kept, ...relative].sort((a, b) => a.start - b.start)
+}
+
+/** The question asks for a release ("which release first added …", "when was X removed"). */
+const ASKS_WHICH_RELEASE = new RegExp(
+  [
+    `\\b(?:which|what)\\s+(?:\\w+\\s+)?${VERSION_NOUN}\\b(?!\\s+(?:of|does|do|is|are|should|must|can)\\b)`,
+    `\\bwhen\\s+(?:was|were|did|has|have|had)\\b[^?.;]*?\\b(?:add|added|introduc\\w*|remov\\w*|deprecat\\w*|drop\\w*|chang\\w*|replac\\w*|go\\s+away|went\\s+away|disappear\\w*|appear\\w*|taken\\s+out|arriv\\w*|land\\w*|renam\\w*)`,
+    `\\bfirst\\s+(?:added|introduced|appeared|appear|supported|defined|mentioned|let|allowed|shipped)\\b`,
+    `\\bhow\\s+(?:has|have)\\b[^?.;]*?\\bevolved\\b`,
+    `\\bacross\\s+(?:${VERSION_NOUN}|versions|releases)\\b`,
+  ].join('|'),
+  'i',
+)
+/**
+ * The question asks what changed. Only question forms count: "the tool list has changed" inside
+ * a question about notifications is content, "has the guidance changed?" asks about change.
+ */
+const ASKS_WHAT_CHANGED =
+  /\b(?:what(?:'s|’s|\s+has|\s+have)?\s+changed|what(?:'s|’s|\s+is)\s+new|how\s+(?:did|has|have)\b[^?.;]{0,80}?\bchange|release\s+notes|change\s?logs?)\b|(?:^|[,;:]\s*|\b(?:and|so|but)\s+)(?:has|have|did)\b[^?.;]{0,80}?\b(?:changed|change)\b/i
+/** Comparing two named releases ("how do A and B differ", "the difference between A and B"). */
+const ASKS_DIFFERENCE = /\bdiffer(?:s|ence|ences|ent)?\b|\bcompare[sd]?\b|\bvs\.?\b|\bversus\b/i
+
+type Bound = 'between' | 'since' | 'after' | 'until' | 'before'
+
+/** The word that ties a mention to a range: "between A and B", "since A", "before A". */
+function boundBefore(text: string, m: VersionMention): Bound | null {
+  const before = text.slice(Math.max(0, m.start - 40), m.start).toLowerCase()
+  if (/\bbetween\s+(?:the\s+)?(?:mcp\s+)?$/.test(before)) return 'between'
+  if (/\bfrom\s+(?:the\s+)?$/.test(before)) return 'between'
+  if (/\b(?:since|starting\s+(?:with|from|in)|as\s+of)\s+(?:the\s+)?$/.test(before)) return 'since'
+  if (/\b(?:after|later\s+than|newer\s+than)\s+(?:the\s+)?$/.test(before)) return 'after'
+  if (/\b(?:until|till|up\s+to|through|up\s+to\s+and\s+including)\s+(?:the\s+)?$/.test(before)) return 'until'
+  if (/\b(?:before|prior\s+to|earlier\s+than|older\s+than)\s+(?:the\s+)?$/.test(before)) return 'before'
+  const after = text.slice(m.end, m.end + 30).toLowerCase()
+  if (/^\s*(?:and|or)\s+(?:later|newer|after|onwards?|above|up)\b/.test(after) || /^\s*onwards?\b/.test(after)) return 'since'
+  if (/^\s*(?:and|or)\s+(?:earlier|older|before|below)\b/.test(after)) return 'until'
+  return null
+}
+
+/**
+ * What the question says about versions: the versions to search and whether it asks about
+ * change. `known` are the versions of one collection (each collection resolves its own "latest").
+ */
+export function detectVersionIntent(text: string, known: readonly string[]): VersionIntent {
+  const mentions = findVersionMentions(text, known)
+  const asksRelease = ASKS_WHICH_RELEASE.test(text)
+  const asksChange = ASKS_WHAT_CHANGED.test(text)
+  const ordered = [...known].sort(compareVersions)
+  const named = [...new Set(mentions.map((m) => m.version))].sort(compareVersions)
+  const indexOf = (v: string) => ordered.indexOf(v)
+
+  if (named.length === 0) {
+    // "Which release first added audio?", "what changed in sampling?": every release, change logs first.
+    const history = asksRelease || asksChange
+    return { mentions, versions: history ? 'all' : null, history }
+  }
+  const ranged = mentions.map((m) => ({ m, bound: boundBefore(text, m) })).find((b) => b.bound !== null)
+  if (named.length >= 2 && (ranged?.bound === 'between' || asksChange || asksRelease || ASKS_DIFFERENCE.test(text))) {
+    // "between A and B", "what changed from A to B": both ends and every release in between.
+    const lo = indexOf(named[0]!)
+    const hi = indexOf(named[named.length - 1]!)
+    return { mentions, versions: ordered.slice(lo, hi + 1), history: true }
+  }
+  if (ranged && named.length === 1) {
+    const i = indexOf(ranged.m.version)
+    const versions =
+      ranged.bound === 'since' || ranged.bound === 'between'
+        ? ordered.slice(i)
+        : ranged.bound === 'after'
+          ? ordered.slice(i + 1)
+          : ranged.bound === 'until'
+            ? ordered.slice(0, i + 1)
+            : ordered.slice(0, i)
+    if (versions.length > 0) return { mentions, versions, history: true }
+  }
+  // "Is X still in the latest spec? When did it go away?": the answer may be in any release.
+  if (asksRelease) return { mentions, versions: 'all', history: true }
+  // "What changed in 2025-06-18?" (its change log), "in 2024-11-05 and 2025-03-26" (those two).
+  return { mentions, versions: named, history: asksChange }
+}
+
+/**
+ * The question without its version mentions: what keyword and vector search read. Falls back to
+ * the question as written when nothing but the version would be left.
+ */
+export function removeVersionMentions(text: string, mentions: readonly Span[]): string {
+  if (mentions.length === 0) return text
+  const spans = [...mentions].sort((a, b) => a.start - b.start)
+  let out = ''
+  let at = 0
+  for (const s of spans) {
+    if (s.start < at) continue
+    out += text.slice(at, s.start) + ' '
+    at = s.end
+  }
+  out += text.slice(at)
+  const cleaned = out
+    .replace(/\s+([,.;:?!])/g, '$1')
+    .replace(/\s{2,}/g, ' ')
+    .replace(/^[\s,.;:]+/, '')
+    .trim()
+  return /[\p{L}\p{N}]/u.test(cleaned) ? cleaned : text
+}
