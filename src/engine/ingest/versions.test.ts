@@ -24,6 +24,11 @@ describe('detectKind', () => {
     expect(detectKind('user-guides/x.md')).toBe('User Guides')
     expect(detectKind('README.md')).toBeNull()
   })
+  it('does not call a folder named after a file format a source kind', () => {
+    for (const f of ['pdf', 'PDF', 'md', 'html', 'docx', 'txt']) expect(detectKind(`${f}/manual.${f}`)).toBeNull()
+    // Configured mappings still win.
+    expect(detectKind('pdf/manual.pdf', { pdf: 'Manual' })).toBe('Manual')
+  })
 })
 
 describe('latestVersion', () => {

@@ -1,5 +1,5 @@
 /**
- * Versions and source-kind labels (DESIGN.md "Versions of a collection").
+ * Versions and source-kind labels (docs/contracts.md, "Versions of a collection").
  *
  * A document's version comes from front matter (`version:`) or from a path segment that looks like a
  * version: a date (2025-03-26), v1.2, 1.2.0, or a pre-release word (draft, next, latest, ...).
@@ -20,6 +20,26 @@ export function detectVersion(relativePath: string, meta: Record<string, unknown
   return null
 }
 
+/** Folder names that are file formats, not source kinds. */
+const FORMAT_FOLDERS = new Set([
+  'pdf',
+  'pdfs',
+  'md',
+  'markdown',
+  'mdx',
+  'html',
+  'htm',
+  'docx',
+  'doc',
+  'txt',
+  'text',
+  'rst',
+  'adoc',
+  'odt',
+  'rtf',
+  'epub',
+])
+
 /**
  * Source kind label from the first path segment inside the collection ("specification/..." ->
  * "Specification"), unless the collection maps segments to labels itself (settings.kinds).
@@ -30,6 +50,8 @@ export function detectKind(relativePath: string, kinds?: Record<string, string>)
   const first = segments[0]!
   if (kinds && Object.prototype.hasOwnProperty.call(kinds, first)) return kinds[first] ?? null
   if (isVersionSegment(first)) return null
+  // A folder named after a file format ("pdf/", "md/") sorts files by format, not by what they are.
+  if (FORMAT_FOLDERS.has(first.toLowerCase())) return null
   const words = first.replace(/[-_]+/g, ' ').trim()
   if (!words) return null
   return words.replace(/\b\w/g, (c) => c.toUpperCase())
