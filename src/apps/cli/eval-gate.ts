@@ -78,6 +78,13 @@ export async function cmdEvalGate(argv: string[]): Promise<void> {
             row('fitted', report.fitted, 'held-out', report.fitted_on.held_out),
           ],
         ) +
+        '\n' +
+        (['fit', 'held_out'] as const)
+          .map((h) => {
+            const o = report.off_topic_now[h]
+            return `off-topic rule in force, ${h.replace('_', '-')}: ${o.caught}/${o.off_topic} off-topic questions refused as off_topic, ${o.others_called_off_topic} other questions called off_topic`
+          })
+          .join('\n') +
         '\n',
     )
   } finally {

@@ -10,6 +10,7 @@ const sample = (id: string, answerable: boolean, cos: number | null, cov: number
   keyword_top_coverage: cov,
   meaningful_terms: meaningful,
   passed_now: true,
+  refusal_now: null,
   half: halfOf('s', id),
 })
 

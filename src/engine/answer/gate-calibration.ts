@@ -22,8 +22,9 @@ export interface GateSample {
   best_cosine: number | null
   keyword_top_coverage: number | null
   meaningful_terms: number
-  /** What the gate in force today decided. */
+  /** What the gate in force today decided, and why it refused (off_topic or no_relevant_sources). */
   passed_now: boolean
+  refusal_now: 'off_topic' | 'no_relevant_sources' | null
   half: 'fit' | 'held_out'
 }
 
@@ -41,8 +42,18 @@ export interface GateScore {
   balanced_accuracy: number
 }
 
+/** The off-topic rule in force (known share of the query's IDF weight), per half. */
+export interface OffTopicScore {
+  off_topic: number
+  /** Off-topic questions refused as off_topic. */
+  caught: number
+  /** Other questions (answerable or not) refused as off_topic. */
+  others_called_off_topic: number
+}
+
 export interface GateCalibrationReport {
   embedder: string | null
+  off_topic_now: { fit: OffTopicScore; held_out: OffTopicScore }
   current: GateRule
   fitted: GateRule
   current_on: { fit: GateScore; held_out: GateScore }
@@ -56,7 +67,10 @@ export function halfOf(set: string, id: string): 'fit' | 'held_out' {
   return byte % 2 === 0 ? 'fit' : 'held_out'
 }
 
-export function passes(s: Pick<GateSample, 'best_cosine' | 'keyword_top_coverage' | 'meaningful_terms'>, rule: GateRule): boolean {
+export function passes(
+  s: Pick<GateSample, 'best_cosine' | 'keyword_top_coverage' | 'meaningful_terms'>,
+  rule: GateRule,
+): boolean {
   const cosineOk = s.best_cosine !== null && s.best_cosine >= rule.cosine_floor
   const keywordOk = s.keyword_top_coverage !== null && s.keyword_top_coverage >= rule.keyword_coverage && s.meaningful_terms > 0
   return cosineOk || keywordOk
@@ -143,10 +157,20 @@ export async function collectGateSamples(
       keyword_top_coverage: decision.keyword_top_coverage,
       meaningful_terms: trace?.gate?.keyword?.meaningful.length ?? 0,
       passed_now: decision.pass,
+      refusal_now: decision.pass ? null : decision.refusal,
       half: halfOf(opts.set, q.id),
     })
   }
   return { samples, embedder }
+}
+
+export function scoreOffTopic(samples: GateSample[]): OffTopicScore {
+  const off = samples.filter((s) => s.kind === 'off-topic')
+  return {
+    off_topic: off.length,
+    caught: off.filter((s) => s.refusal_now === 'off_topic').length,
+    others_called_off_topic: samples.filter((s) => s.kind !== 'off-topic' && s.refusal_now === 'off_topic').length,
+  }
 }
 
 export function calibrateDegradedGate(samples: GateSample[], embedder: string | null): GateCalibrationReport {
@@ -156,6 +180,7 @@ export function calibrateDegradedGate(samples: GateSample[], embedder: string | 
   const fitted = fitGateRule(fit)
   return {
     embedder,
+    off_topic_now: { fit: scoreOffTopic(fit), held_out: scoreOffTopic(held) },
     current,
     fitted,
     current_on: { fit: scoreRule(fit, current), held_out: scoreRule(held, current) },
