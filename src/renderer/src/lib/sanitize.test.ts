@@ -41,4 +41,81 @@ describe('sanitize', () => {
     expect(stripMarkdownPreamble('---\ntitle: X\nversion: 1\n---\nimport A from "./a"\n\n# Hello')).toBe('\n# Hello')
     expect(markdownToSafeHtml('---\ntitle: X\n---\n# Hello')).toBe('<h1>Hello</h1>\n')
   })
+
+  describe('a document cannot dress up as the app', () => {
+    // The app's positioned or overlay classes (styles.css: fixed/absolute/z-index) and a few it uses
+    // for meaning. The sanitiser drops every class, so any other class is covered by the `[class]` check.
+    const appClasses = [
+      'modal-backdrop',
+      'modal',
+      'drop-overlay',
+      'popover',
+      'toasts',
+      'skip-link',
+      'visually-hidden',
+      'textLayer',
+      'cite-chip',
+      'external-link',
+      'notice',
+      'notice-error',
+    ]
+
+    function parse(html: string): HTMLDivElement {
+      const div = document.createElement('div')
+      div.innerHTML = html
+      return div
+    }
+
+    for (const [name, render] of [
+      ['sanitizeHtml', sanitizeHtml],
+      ['markdownToSafeHtml', markdownToSafeHtml],
+      ['renderAnswerHtml', (s: string) => renderAnswerHtml(s, [cite(1)])],
+    ] as const) {
+      it(`${name} drops every class a document sets, including the app's overlay classes`, () => {
+        const hostile = appClasses.map((c) => `<div class="${c}">x</div>`).join('\n')
+        const div = parse(render(`<div class="modal-backdrop"><p class="modal">Fake dialog</p></div>\n\n${hostile}`))
+        expect(div.querySelectorAll('[class]')).toHaveLength(0)
+        expect(div.querySelector('.modal-backdrop')).toBeNull()
+        expect(div.textContent).toContain('Fake dialog')
+      })
+    }
+
+    it('keeps the classes the app itself adds after sanitising', () => {
+      const div = parse(renderAnswerHtml('See [1] and <a href="https://a.example">web</a>.', [cite(1)]))
+      expect(div.querySelector('button.cite-chip')).not.toBeNull()
+      expect(div.querySelector('a.external-link')).not.toBeNull()
+      // A class that only came from markdown code fences is gone too (the app does not style it).
+      expect(markdownToSafeHtml('```js\nx\n```')).not.toContain('class=')
+    })
+
+    it('cannot forge a citation chip or an external link from document markup', () => {
+      const div = parse(
+        sanitizeHtml('<span class="cite-chip" data-cite="1">1</span><span class="external-link" data-href="https://e.example">x</span>'),
+      )
+      expect(div.querySelector('[data-cite], [data-href], [class]')).toBeNull()
+    })
+
+    it('drops style (no fixed-position overlays)', () => {
+      const div = parse(sanitizeHtml('<div style="position:fixed;inset:0;z-index:9999;background:#fff">cover</div>'))
+      expect(div.querySelector('[style]')).toBeNull()
+    })
+
+    it('prefixes ids and names so a document cannot take an id the app uses or clobber globals', () => {
+      const div = parse(sanitizeHtml('<div id="root">a</div><p id="question">b</p><a name="composer-hint">c</a><h2 id="intro">d</h2>'))
+      const ids = Array.from(div.querySelectorAll('[id]'), (el) => el.id)
+      expect(ids).toEqual(['user-content-root', 'user-content-question', 'user-content-intro'])
+      expect(div.querySelector('a')!.getAttribute('name')).toBe('user-content-composer-hint')
+    })
+
+    it('drops attributes that reference an element by id (label for, aria-owns, aria-labelledby…)', () => {
+      const div = parse(
+        sanitizeHtml(
+          '<label for="question">click</label><div aria-owns="root" aria-labelledby="settings-title" aria-describedby="x" aria-controls="y" aria-label="kept">z</div>',
+        ),
+      )
+      expect(div.querySelector('label')!.hasAttribute('for')).toBe(false)
+      const el = div.querySelector('div')!
+      expect(el.getAttributeNames()).toEqual(['aria-label'])
+    })
+  })
 })

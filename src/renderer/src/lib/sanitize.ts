@@ -44,8 +44,28 @@ const FORBID_TAGS = [
   'svg',
   'math',
 ]
+/**
+ * `class` and `style` are dropped: a document must not be able to borrow the app's own classes (a
+ * `<div class="modal-backdrop">` would draw a full-window overlay over the app) or position itself
+ * over the UI. The classes the app needs (links, chips, image notes) are added after sanitising.
+ * `id` and `name` stay, but SANITIZE_NAMED_PROPS prefixes them with `user-content-`, so a document
+ * can neither clobber DOM globals nor take an id the app looks up (`root`, `question`). The
+ * attributes that point at an id by name are dropped for the same reason: an unprefixed reference
+ * names the app's elements, so `<label for>` would let a click on document text toggle an app
+ * control, and `aria-owns`/`aria-labelledby`… would pull app elements into a document's meaning.
+ */
 const FORBID_ATTR = [
+  'class',
   'style',
+  'for',
+  'aria-labelledby',
+  'aria-describedby',
+  'aria-controls',
+  'aria-owns',
+  'aria-activedescendant',
+  'aria-details',
+  'aria-errormessage',
+  'aria-flowto',
   'srcset',
   'action',
   'formaction',
