@@ -90,7 +90,9 @@ describe('sanitize', () => {
 
     it('cannot forge a citation chip or an external link from document markup', () => {
       const div = parse(
-        sanitizeHtml('<span class="cite-chip" data-cite="1">1</span><span class="external-link" data-href="https://e.example">x</span>'),
+        sanitizeHtml(
+          '<span class="cite-chip" data-cite="1">1</span><span class="external-link" data-href="https://e.example">x</span>',
+        ),
       )
       expect(div.querySelector('[data-cite], [data-href], [class]')).toBeNull()
     })
@@ -101,7 +103,9 @@ describe('sanitize', () => {
     })
 
     it('prefixes ids and names so a document cannot take an id the app uses or clobber globals', () => {
-      const div = parse(sanitizeHtml('<div id="root">a</div><p id="question">b</p><a name="composer-hint">c</a><h2 id="intro">d</h2>'))
+      const div = parse(
+        sanitizeHtml('<div id="root">a</div><p id="question">b</p><a name="composer-hint">c</a><h2 id="intro">d</h2>'),
+      )
       const ids = Array.from(div.querySelectorAll('[id]'), (el) => el.id)
       expect(ids).toEqual(['user-content-root', 'user-content-question', 'user-content-intro'])
       expect(div.querySelector('a')!.getAttribute('name')).toBe('user-content-composer-hint')
