@@ -30,6 +30,8 @@ export default defineConfig({
           'engine-host': resolve(root, 'src/apps/engine-host.ts'),
           // The embedding model's worker thread, started by models/embedder-thread.ts from beside the host bundle.
           'embedder-thread-entry': resolve(root, 'src/engine/models/runtime/embedder-thread-entry.ts'),
+          // The parser's worker thread, started by ingest/parsers/worker-pool.ts from beside the host bundle.
+          'parse-worker-entry': resolve(root, 'src/engine/ingest/parsers/parse-worker-entry.ts'),
         },
         external: nativeDeps.flatMap((d) => [d, new RegExp(`^${d.replace('/', '\\/')}/`)]),
       },

@@ -1,5 +1,7 @@
+import { realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Db } from '../store/db'
+import { collectionRoot } from '../store/collections'
 import { markSynced, upsertCollection } from '../store/writer'
 import { type TokenCounter, chunkerSignature } from './chunker'
 import type { WalkIssue } from './walk'
@@ -10,6 +12,7 @@ import { parsePlanned, readPlanned } from './sync/parse'
 import { type PlannedFile, planSync } from './sync/plan'
 import { ProgressReporter } from './sync/progress'
 import { StageTimer } from './sync/timings'
+import type { ParsePool } from './parsers/worker-pool'
 import { DocumentWriter, pruneDeleted, writeFailure, writeTouched } from './sync/write'
 import type { ImportProgress, ImportReport } from '../../shared/api'
 
@@ -42,6 +45,63 @@ export interface ImportOptions {
    */
   onlyPaths?: readonly string[]
   onDocument?: (change: DocumentChange) => void
+  /**
+   * Go on with a full sync that would remove every document of the collection (the folder is
+   * empty now). Without it such a sync removes nothing and throws `would_empty_collection`: an
+   * unmounted drive or a moved folder looks exactly like an emptied one. Never set for watchers.
+   */
+  allowEmpty?: boolean
+  /** Where files are parsed; the shared parser worker by default (tests give one with a short time limit). */
+  parsePool?: ParsePool
+}
+
+/**
+ * An import refused before it changed anything, with the reason for the person:
+ * - `folder_missing`: the folder is not there (or not a folder);
+ * - `other_folder`: the collection holds documents of another folder;
+ * - `would_empty_collection`: every document of the collection would be removed (see `allowEmpty`).
+ */
+export class ImportRefusedError extends Error {
+  override readonly name = 'ImportRefusedError'
+  constructor(
+    message: string,
+    readonly code: 'folder_missing' | 'other_folder' | 'would_empty_collection',
+  ) {
+    super(message)
+  }
+}
+
+/** The same folder, named the same way or through a symlink. */
+async function sameFolder(a: string, b: string): Promise<boolean> {
+  if (path.resolve(a) === path.resolve(b)) return true
+  const [ra, rb] = await Promise.all([realpath(a).catch(() => null), realpath(b).catch(() => null)])
+  return ra !== null && ra === rb
+}
+
+/**
+ * Refuses an import that would do harm before it touches the collection: a folder that is not
+ * there, or a folder other than the one the collection came from (its documents would all be
+ * pruned and replaced). Checked here, in the engine, so the CLI, the MCP server and the app all
+ * get it.
+ */
+async function checkFolder(db: Db, root: string, collection: string): Promise<void> {
+  const existing = await collectionRoot(db, collection)
+  if (existing && !(await sameFolder(existing.root, root))) {
+    throw new ImportRefusedError(
+      `The collection "${collection}" holds documents from ${existing.root}, not ${root}. ` +
+        `Import ${root} under another collection name, or remove "${collection}" first if it should now come from ${root}.`,
+      'other_folder',
+    )
+  }
+  const st = await stat(root).catch(() => null)
+  if (!st?.isDirectory()) {
+    throw new ImportRefusedError(
+      existing
+        ? `The folder ${root} of collection "${collection}" is not there (a drive not connected, or the folder moved or renamed?). Nothing in the collection was changed.`
+        : `${root} is not a folder that can be read.`,
+      'folder_missing',
+    )
+  }
 }
 
 /** Documents are embedded and written in batches of about this many chunk texts. */
@@ -53,6 +113,7 @@ const EMBED_FLUSH_TEXTS = 64
  */
 export async function importFolder(db: Db, folder: string, opts: ImportOptions): Promise<ImportReport> {
   const root = path.resolve(folder)
+  await checkFolder(db, root, opts.collection)
   await upsertCollection(db, opts.collection, root, { kinds: opts.kinds })
   // A watcher's path sync is not a job: if it dies, the watcher's catch-up sync on start redoes it.
   if (opts.onlyPaths) return syncFolder(db, root, opts, null)
@@ -85,6 +146,23 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
 
   const plan = await planSync(db, root, { collection, signature, onlyPaths: opts.onlyPaths, signal }, timer)
   const { walk } = plan
+  // An unmounted drive or a moved folder looks just like an emptied one: removing every document
+  // on its say-so would lose the whole index without a word. Only a person may confirm it, and
+  // never for a watcher's sync.
+  if (plan.stored > 0 && plan.deleted.length === plan.stored && !(opts.allowEmpty && !opts.onlyPaths)) {
+    throw new ImportRefusedError(
+      `This sync would remove all ${plan.stored} documents of "${collection}": ${root} ` +
+        (walk.files.length === 0 ? 'has none of its files now' : 'has none of the files it was imported with') +
+        ' (a drive not connected, or the folder moved?). Nothing was removed. If the folder really changed, confirm the sync to empty the collection, or remove the collection.',
+      'would_empty_collection',
+    )
+  }
+  if (plan.kept > 0) {
+    const where = walk.unlisted.map((u) => (u === '.' ? root : u)).join(', ')
+    notices.push(
+      `${plan.kept} document${plan.kept === 1 ? ' was' : 's were'} kept because ${where} could not be opened; they stay searchable until it can be read again.`,
+    )
+  }
   const failed: WalkIssue[] = [...walk.failed]
   p.filesTotal = walk.files.length
   p.skipped = walk.skipped.length
@@ -109,7 +187,7 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       p.unchanged++
       return null
     }
-    const read = await readPlanned(item, timer)
+    const read = await readPlanned(walk.root, item, timer)
     if (read.status === 'unreadable') {
       await fail(item, read.reason)
       return null
@@ -121,12 +199,14 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       return null
     }
     try {
-      const parsed = await parsePlanned(item, read, opts.kinds, timer)
+      const parsed = await parsePlanned(item, read, opts.kinds, timer, { signal, pool: opts.parsePool })
       const t0 = performance.now()
       const prepared = chunkParsed(item, parsed, { collection, signature, tokenCounter: opts.tokenCounter })
       timer.add('chunk', performance.now() - t0)
       return prepared
     } catch (err) {
+      // A cancelled parse is a cancelled import (caught below), not a file that failed.
+      if (signal?.aborted) throw err
       await fail(item, err instanceof Error ? err.message : String(err))
       return null
     }

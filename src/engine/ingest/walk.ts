@@ -3,9 +3,15 @@ import path from 'node:path'
 
 /**
  * Lists the files of a folder to import. Hidden entries, node_modules and .git are skipped and
- * counted; symbolic links are followed once (a link back into a folder already visited is reported
- * as a loop, not walked forever); unreadable folders are reported, and the rest is still listed.
+ * counted; symbolic links are followed once when they lead to somewhere inside the folder (a link
+ * back into a folder already visited is reported as a loop, not walked forever) and skipped when
+ * they lead outside it: a cloned repository or a synced folder may hold a link to a credentials
+ * file, and importing it would make the secret searchable and hand it to MCP clients. Unreadable
+ * folders are reported, and the rest is still listed.
  */
+
+/** The reason given for a link whose target lies outside the imported folder. */
+export const OUTSIDE_LINK_REASON = 'link points outside the folder'
 
 export interface WalkFile {
   relativePath: string
@@ -20,11 +26,18 @@ export interface WalkIssue {
 }
 
 export interface WalkResult {
+  /** The folder walked, through symlinks: every file listed is inside it, and reads check again against it. */
+  root: string
   files: WalkFile[]
   /** Not imported on purpose (hidden, unsupported type, too large): counted, listed, not errors. */
   skipped: WalkIssue[]
   /** Could not be read (permission denied, symlink loop, vanished). */
   failed: WalkIssue[]
+  /**
+   * Folders and files (relative POSIX paths, '.' for the root) that could not be looked at: what is
+   * stored at or under them was not seen, so it must not be taken for deleted.
+   */
+  unlisted: string[]
 }
 
 export interface WalkOptions {
@@ -60,14 +73,25 @@ export function describeFsError(err: unknown): string {
   }
 }
 
-function formatBytes(n: number): string {
+/** True when `candidate` is `root` itself or lies under it (both real paths). */
+export function isInsideOrAt(root: string, candidate: string): boolean {
+  const rel = path.relative(root, candidate)
+  return rel === '' || (rel !== '..' && !rel.startsWith('..' + path.sep) && !path.isAbsolute(rel))
+}
+
+export function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${Math.round(n / (1024 * 1024))} MB` : `${Math.round(n / 1024)} KB`
 }
 
 export async function walkFolder(root: string, opts: WalkOptions): Promise<WalkResult> {
-  const result: WalkResult = { files: [], skipped: [], failed: [] }
   const rootReal = await realpath(root)
-  const visited = new Set<string>([rootReal])
+  return walkInside(rootReal, rootReal, opts)
+}
+
+/** Walks `start` (a real path at or under `rootReal`), refusing links that lead out of `rootReal`. */
+async function walkInside(rootReal: string, start: string, opts: WalkOptions): Promise<WalkResult> {
+  const result: WalkResult = { root: rootReal, files: [], skipped: [], failed: [], unlisted: [] }
+  const visited = new Set<string>([start])
 
   async function visit(dirAbs: string, dirRel: string): Promise<void> {
     if (opts.signal?.aborted) return
@@ -75,7 +99,8 @@ export async function walkFolder(root: string, opts: WalkOptions): Promise<WalkR
     try {
       dir = await opendir(dirAbs)
     } catch (err) {
-      result.failed.push({ relativePath: dirRel || '.', reason: describeFsError(err) })
+      result.failed.push({ relativePath: dirRel || '.', reason: `folder could not be opened: ${describeFsError(err)}` })
+      result.unlisted.push(toPosix(dirRel) || '.')
       return
     }
     const entries: { name: string; isDir: boolean; isLink: boolean; isFile: boolean }[] = []
@@ -93,12 +118,16 @@ export async function walkFolder(root: string, opts: WalkOptions): Promise<WalkR
       let isFile = e.isFile
       if (e.isLink) {
         try {
-          const st = await stat(abs)
+          const real = await realpath(abs)
+          if (!isInsideOrAt(rootReal, real)) {
+            result.skipped.push({ relativePath: toPosix(rel), reason: OUTSIDE_LINK_REASON })
+            continue
+          }
+          const st = await stat(real)
           isDir = st.isDirectory()
           isFile = st.isFile()
           if (isDir) {
-            const real = await realpath(abs)
-            if (visited.has(real) || rootReal.startsWith(real + path.sep)) {
+            if (visited.has(real) || start.startsWith(real + path.sep) || real === rootReal) {
               result.failed.push({
                 relativePath: rel,
                 reason: 'symbolic link loop: it points back into a folder already imported',
@@ -130,7 +159,7 @@ export async function walkFolder(root: string, opts: WalkOptions): Promise<WalkR
     }
   }
 
-  await visit(rootReal, '')
+  await visit(start, '')
   return result
 }
 
@@ -153,6 +182,7 @@ async function addFile(result: WalkResult, posixRel: string, abs: string, opts: 
     result.files.push({ relativePath: posixRel, absolutePath: abs, size: st.size, mtimeMs: Math.floor(st.mtimeMs) })
   } catch (err) {
     result.failed.push({ relativePath: posixRel, reason: describeFsError(err) })
+    if ((err as NodeJS.ErrnoException)?.code !== 'ENOENT') result.unlisted.push(posixRel)
   }
 }
 
@@ -195,23 +225,33 @@ export interface PathsWalkResult extends WalkResult {
  * what is inside them.
  */
 export async function walkPaths(root: string, relativePaths: readonly string[], opts: WalkOptions): Promise<PathsWalkResult> {
-  const result: PathsWalkResult = { files: [], skipped: [], failed: [], gone: [] }
   const rootReal = await realpath(root)
+  const result: PathsWalkResult = { root: rootReal, files: [], skipped: [], failed: [], unlisted: [], gone: [] }
   for (const rel of normaliseRelativePaths(relativePaths)) {
     if (opts.signal?.aborted) break
     if (isIgnoredPath(rel)) continue
     const abs = path.join(rootReal, ...rel.split('/'))
     let st
+    let real
     try {
-      st = await stat(abs)
+      // Through every link on the way (the path itself or a folder above it): it must end inside.
+      real = await realpath(abs)
+      st = await stat(real)
     } catch (err) {
       const code = (err as NodeJS.ErrnoException)?.code
       if (code === 'ENOENT' || code === 'ENOTDIR') result.gone.push(rel)
-      else result.failed.push({ relativePath: rel, reason: describeFsError(err) })
+      else {
+        result.failed.push({ relativePath: rel, reason: describeFsError(err) })
+        result.unlisted.push(rel)
+      }
+      continue
+    }
+    if (!isInsideOrAt(rootReal, real)) {
+      result.skipped.push({ relativePath: rel, reason: OUTSIDE_LINK_REASON })
       continue
     }
     if (st.isDirectory()) {
-      const sub = await walkFolder(abs, opts)
+      const sub = await walkInside(rootReal, real, opts)
       const prefix = <T extends { relativePath: string }>(r: T): T => ({
         ...r,
         relativePath: r.relativePath === '.' ? rel : `${rel}/${r.relativePath}`,
@@ -219,6 +259,7 @@ export async function walkPaths(root: string, relativePaths: readonly string[], 
       result.files.push(...sub.files.map(prefix))
       result.skipped.push(...sub.skipped.map(prefix))
       result.failed.push(...sub.failed.map(prefix))
+      result.unlisted.push(...sub.unlisted.map((u) => (u === '.' ? rel : `${rel}/${u}`)))
     } else if (st.isFile()) {
       await addFile(result, rel, abs, opts)
     } else {

@@ -10,7 +10,7 @@ import { isIgnoredPath } from '../ingest/walk'
  * arriving meanwhile gather into the next.
  *
  * Hidden paths, node_modules, .git and files of a type Docent cannot import are not watched, as
- * a full import would not list them either. Folders added or removed are reported as the folder
+ * a full import would not list them either. Symbolic links are not followed (see start()). Folders added or removed are reported as the folder
  * path: the sync walks it (added) or removes every document under it (removed).
  */
 
@@ -56,7 +56,11 @@ export class FolderWatcher {
     const fsw = watch(root, {
       ignoreInitial: true,
       persistent: true,
-      followSymlinks: true,
+      // Links are watched as links, never followed: a link leading outside the folder must not make
+      // Docent watch (or later read) what it points to. The sync a link's event starts checks where
+      // it leads (walk.ts) and imports it only when that is inside the folder; a file reached through
+      // a link inside the folder is watched under its own path.
+      followSymlinks: false,
       ignorePermissionErrors: true,
       ignored: (p: string, stats) => {
         const r = rel(p)

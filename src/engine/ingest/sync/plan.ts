@@ -2,7 +2,14 @@ import type { Db } from '../../store/db'
 import { documentId } from '../../store/ids'
 import { documentStates, type DocumentState } from '../../store/writer'
 import { parserFor } from '../parsers/index'
-import { normaliseRelativePaths, walkFolder, walkPaths, type WalkFile, type WalkResult } from '../walk'
+import {
+  normaliseRelativePaths,
+  OUTSIDE_LINK_REASON,
+  walkFolder,
+  walkPaths,
+  type WalkFile,
+  type WalkResult,
+} from '../walk'
 import type { StageTimer } from './timings'
 
 const MB = 1024 * 1024
@@ -10,7 +17,8 @@ const MB = 1024 * 1024
 export const MAX_TEXT_BYTES = 20 * MB
 export const MAX_BINARY_BYTES = 300 * MB
 
-function maxBytesFor(rel: string): number {
+/** The size limit of a file by its type: checked by the walk, and again when the file is read. */
+export function maxBytesFor(rel: string): number {
   return /\.(pdf|docx)$/i.test(rel) ? MAX_BINARY_BYTES : MAX_TEXT_BYTES
 }
 
@@ -36,6 +44,10 @@ export interface SyncPlan {
   files: PlannedFile[]
   /** Stored documents no longer in the folder (within the paths synced), pruned once the import completes. */
   deleted: { path: string; id: string }[]
+  /** How many documents the collection holds before this sync: a plan that deletes them all is held back. */
+  stored: number
+  /** Stored documents kept because the folder they are in could not be listed (not seen is not gone). */
+  kept: number
 }
 
 export interface PlanOptions {
@@ -60,11 +72,23 @@ export async function planSync(db: Db, root: string, opts: PlanOptions, timer: S
     decision: decide(states.get(file.relativePath), file, opts.signature),
     storedSha: states.get(file.relativePath)?.sha256 ?? null,
   }))
-  const seen = new Set<string>([...walk.files.map((f) => f.relativePath), ...walk.skipped.map((s) => s.relativePath)])
+  // A file now replaced by a link leading outside the folder is not in the folder any more: its
+  // document goes, as for a deleted file. Other skipped files keep theirs (they are still there).
+  const seen = new Set<string>([
+    ...walk.files.map((f) => f.relativePath),
+    ...walk.skipped.filter((s) => s.reason !== OUTSIDE_LINK_REASON).map((s) => s.relativePath),
+  ])
   const inScope = scopeOf(onlyPaths)
+  const unseen = scopeOf(walk.unlisted.includes('.') ? null : walk.unlisted)
   const deleted: SyncPlan['deleted'] = []
-  for (const [p, state] of states) if (!seen.has(p) && inScope(p)) deleted.push({ path: p, id: state.id })
-  return { walk, files, deleted }
+  let kept = 0
+  for (const [p, state] of states) {
+    if (seen.has(p) || !inScope(p)) continue
+    // A file or folder that could not be looked at: not seen, which is not the same as gone.
+    if (walk.unlisted.length > 0 && unseen(p)) kept++
+    else deleted.push({ path: p, id: state.id })
+  }
+  return { walk, files, deleted, stored: states.size, kept }
 }
 
 function decide(state: DocumentState | undefined, file: WalkFile, signature: string): FileDecision {
