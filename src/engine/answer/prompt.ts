@@ -57,15 +57,129 @@ export const ANSWER_SYSTEM_PROMPT = [
 ].join('\n')
 
 function attr(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\s+/g, ' ')
+  return defusePassageText(value)
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\s+/g, ' ')
+}
+
+/** The element names the prompt itself uses; a document must not be able to open or close any of them. */
+const RESERVED_TAGS = ['passages', 'passage', 'question', 'system', 'instructions', 'previous_reply'] as const
+
+/**
+ * A model reads `&lt;/passage&gt;`, `</ passage>`, `＜/passage＞` or `</pas\u200Bsage>` as the same
+ * closing tag as `</passage>`, so tags are looked for in a folded view of the text: entities
+ * decoded, NFKC (fullwidth forms), lower case, invisible format characters and combining marks
+ * removed, and the usual lookalikes of `<`, `/` and of the letters in the reserved names mapped to
+ * ASCII. This is not full Unicode confusable detection; it covers what reads as the same tag.
+ */
+const LOOKALIKES: Record<string, string> = {
+  '\u2039': '<', // ‹
+  '\u3008': '<', // 〈 (also NFKC of U+2329)
+  '\u27E8': '<', // ⟨
+  '\u02C2': '<', // ˂
+  '\u1438': '<', // ᐸ
+  '\u2044': '/', // ⁄
+  '\u2215': '/', // ∕
+  '\u29F8': '/', // ⧸
+  '\u2571': '/', // ╱
+  '\u0430': 'a', // Cyrillic а
+  '\u03B1': 'a', // Greek α
+  '\u0441': 'c', // Cyrillic с
+  '\u03F2': 'c', // Greek ϲ
+  '\u0435': 'e', // Cyrillic е
+  '\u0261': 'g', // Latin script ɡ
+  '\u0456': 'i', // Cyrillic і
+  '\u03B9': 'i', // Greek ι
+  '\u0578': 'n', // Armenian ո
+  '\u043E': 'o', // Cyrillic о
+  '\u03BF': 'o', // Greek ο
+  '\u0440': 'p', // Cyrillic р
+  '\u03C1': 'p', // Greek ρ
+  '\u051B': 'q', // Cyrillic ԛ
+  '\u0455': 's', // Cyrillic ѕ
+  '\u0585': 'o', // Armenian օ
+  '\u057D': 'u', // Armenian ս
+  '\u0443': 'y', // Cyrillic у
+}
+
+const NAMED_ENTITIES: Record<string, string> = {
+  lt: '<',
+  gt: '>',
+  sol: '/',
+  nbsp: ' ',
+  newline: '\n',
+  tab: '\t',
+  zwj: '',
+  zwnj: '',
+  shy: '',
+}
+/** An entity as a model would read it: named (from the few that can spell a tag) or numeric, `;` optional. */
+const ENTITY = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|(lt|gt|sol|nbsp|newline|tab|zwj|zwnj|shy));?/iy
+const INVISIBLE = /[\p{Cf}\p{Mn}\p{Me}]/u
+/** A reserved tag in the folded view: `<`, optional spaces and slashes, the name, and no more name characters. */
+const TAG_LIKE = new RegExp(`<\\s*/*\\s*(?:${RESERVED_TAGS.join('|')})(?![a-z0-9_])`, 'g')
+
+function foldChar(ch: string): string {
+  let out = ''
+  for (const c of ch.normalize('NFKC').toLowerCase()) {
+    if (INVISIBLE.test(c)) continue
+    out += LOOKALIKES[c] ?? c
+  }
+  return out
+}
+
+/** The folded view of `text`, with the start and end (in `text`) of the unit each folded character came from. */
+function foldedView(text: string): { folded: string; from: number[]; to: number[] } {
+  let folded = ''
+  const from: number[] = []
+  const to: number[] = []
+  let i = 0
+  while (i < text.length) {
+    let unit: string
+    let end: number
+    ENTITY.lastIndex = i
+    const m = text[i] === '&' ? ENTITY.exec(text) : null
+    if (m) {
+      const code = m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? parseInt(m[2], 16) : -1
+      unit = code >= 0 ? (code <= 0x10ffff ? String.fromCodePoint(code) : '') : NAMED_ENTITIES[m[3]!.toLowerCase()]!
+      end = i + m[0].length
+    } else {
+      const cp = text.codePointAt(i)!
+      unit = String.fromCodePoint(cp)
+      end = i + unit.length
+    }
+    for (const c of foldChar(unit)) {
+      folded += c
+      from.push(i)
+      to.push(end)
+    }
+    i = end
+  }
+  return { folded, from, to }
+}
+
+/** Where `text` holds something a model would read as one of the prompt's own tags (start of each opener). */
+export function findReservedTags(text: string): { start: number; end: number }[] {
+  const { folded, from, to } = foldedView(text)
+  return Array.from(folded.matchAll(TAG_LIKE), (m) => ({ start: from[m.index]!, end: to[m.index]! }))
 }
 
 /**
- * Passage text as data: any tag that would open or close a passage element is defused, so a
- * document cannot end its own passage and speak outside it.
+ * Passage text as data: the opening `<` (in whatever spelling) of anything that reads as one of
+ * the prompt's own tags is removed, so a document cannot end its own passage and speak outside it.
+ * Removing one opener can join what was around it into a new tag (`<</passage>`), so it repeats
+ * until nothing is left; every round removes at least one character.
  */
 export function defusePassageText(text: string): string {
-  return text.replace(/<(\/?)(passage|passages|question|system|instructions)\b/gi, '&lt;$1$2')
+  let out = text
+  for (;;) {
+    const found = findReservedTags(out)
+    if (found.length === 0) return out
+    for (let k = found.length - 1; k >= 0; k--) out = out.slice(0, found[k]!.start) + out.slice(found[k]!.end)
+  }
 }
 
 export function renderPassage(p: PromptPassage): string {
@@ -106,7 +220,7 @@ export function buildCorrectionPrompt(
     '',
     'Your previous reply was:',
     '<previous_reply>',
-    previousRaw.slice(0, CORRECTION_QUOTE_CHARS),
+    defusePassageText(previousRaw.slice(0, CORRECTION_QUOTE_CHARS)),
     '</previous_reply>',
     '',
     'It was rejected for these reasons:',
