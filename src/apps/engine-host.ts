@@ -1,7 +1,9 @@
+import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import { defaultDataDir, defaultModelsDir } from '../engine/paths'
 import { serveEngine, type HostPort } from '../engine/host/serve'
+import { chooseDownloadFetch, type DownloadFetch } from '../engine/models/install'
 import type { FromHost } from '../engine/host/protocol'
 
 /**
@@ -60,6 +62,32 @@ const dataDir = path.resolve(str(values['data']) ?? process.env['DOCENT_DATA_DIR
 const modelsDir = path.resolve(str(values['models']) ?? process.env['DOCENT_MODELS_DIR'] ?? defaultModelsDir())
 const appVersion = str(values['app-version'])
 
+/**
+ * Electron's `net` inside the utility process, so model downloads follow the system's proxy settings.
+ * Only src/main and src/preload import Electron statically (the layers lint); the engine's process is
+ * the one exception, and it loads `net` at run time, only when chooseDownloadFetch has seen that this
+ * is an Electron utility process. Main cannot hand a function across the process boundary, and the
+ * alternative, main proxying every download over the message port, would move 2 GB streams through
+ * Electron's main process. In plain Node (tests, the CLI's host) this is never called.
+ */
+function loadElectronNet(): { fetch: DownloadFetch } {
+  const electron: unknown = createRequire(import.meta.url)('electron')
+  const net: unknown = electron !== null && typeof electron === 'object' ? Reflect.get(electron, 'net') : undefined
+  const fetchFn: unknown = net !== null && typeof net === 'object' ? Reflect.get(net, 'fetch') : undefined
+  if (!isDownloadFetch(fetchFn)) throw new Error('engine host: Electron exposes no net.fetch in this process')
+  return { fetch: (url, init) => fetchFn.call(net, url, init) }
+}
+
+function isDownloadFetch(v: unknown): v is DownloadFetch {
+  return typeof v === 'function'
+}
+
+const download = chooseDownloadFetch({
+  electronVersion: process.versions['electron'],
+  processType: Reflect.get(process, 'type'),
+  loadElectronNet,
+})
+
 const port = pickPort()
 // A forked Node child whose parent went away has nobody to answer: stop rather than linger.
 process.on('disconnect', () => process.exit(0))
@@ -69,5 +97,6 @@ void serveEngine(port, {
   modelsDir,
   ...(appVersion ? { appVersion } : {}),
   watchFolders: values['no-watch'] !== true,
+  downloadFetch: download.fetch,
   exit: (code) => process.exit(code),
 })

@@ -1,4 +1,5 @@
 import { Engine } from '../engine'
+import { ModelManager, type DownloadFetch } from '../models/install'
 import { createEngineHost, type EngineHost } from './host'
 import { errorMessage } from '../../shared/errors'
 import { errorResult, ErrorCode, parseToHost, type FromHost } from './protocol'
@@ -19,6 +20,8 @@ export interface ServeOptions {
   appVersion?: string
   /** Watch collections' folders and resume interrupted imports (the app); default true. */
   watchFolders?: boolean
+  /** fetch for model downloads (the app passes Electron's net.fetch); default: the proxy variables' route. */
+  downloadFetch?: DownloadFetch
   /** Called after shutdown with the exit code. */
   exit: (code: number) => void
 }
@@ -87,6 +90,7 @@ export async function serveEngine(port: HostPort, opts: ServeOptions): Promise<v
     appVersion: opts.appVersion,
     emit: (event, payload) => port.postMessage({ type: 'event', event, payload }),
     watchFolders: opts.watchFolders ?? true,
+    ...(opts.downloadFetch ? { models: new ModelManager(engine.modelsDir, { fetchImpl: opts.downloadFetch }) } : {}),
   })
   port.postMessage({ type: 'ready', pid: process.pid })
   for (const raw of early.splice(0)) handle(raw)

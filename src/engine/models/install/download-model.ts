@@ -6,6 +6,7 @@ import { ModelManagerError, PinMismatchError } from './errors'
 import { fileRecord, hashFile } from './files'
 import { STAGING, type ModelFolder } from './folder'
 import { listRepoFiles, resolveRevision, resolveUrl, type HubFile } from './hub'
+import { envProxyFetch, type DownloadFetch } from './network'
 import { readInstalled, readLock, writeJsonAtomic, type InstalledRecord, type PinsLock } from './store'
 import type { InstalledModel } from './types'
 
@@ -20,8 +21,11 @@ const STAGING_META = '.docent-staging.json'
 /** Where and how to reach the hub. */
 export interface HubAccess {
   endpoint: string
-  /** fetch for downloads; undefined: globalThis.fetch, looked up when a download starts. */
-  fetchOverride: typeof fetch | undefined
+  /**
+   * fetch for downloads; undefined: network.ts's envProxyFetch, which reads the proxy variables when a
+   * download starts and otherwise calls globalThis.fetch.
+   */
+  fetchOverride: DownloadFetch | undefined
   /** Minimum time between progress events. */
   progressIntervalMs: number
   retry: { maxAttempts?: number; backoffMs?: number }
@@ -66,7 +70,7 @@ export async function downloadModel(
   }
 
   // 2. From here on the network is used: the person asked for this download.
-  const fetchImpl = hub.fetchOverride ?? globalThis.fetch
+  const fetchImpl = hub.fetchOverride ?? envProxyFetch(process.env)
   let revision = knownRevision
   if (revision === null) {
     revision = await resolveRevision(hub.endpoint, entry.repo, 'main', fetchImpl, signal)

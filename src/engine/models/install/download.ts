@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import type { DownloadFetch } from './network'
 
 /**
  * Resumable single-file HTTP(S) downloader.
@@ -13,7 +14,7 @@ import path from 'node:path'
  *   already in the partial are hashed first. A mismatch deletes the partial and throws ChecksumError.
  * - Cancelling through the AbortSignal rejects with an error named 'AbortError' and KEEPS the partial, so a later call
  *   resumes where this one stopped.
- * - Uses `fetch` (injectable), so the Electron app can pass `net.fetch` to follow the system's proxy settings.
+ * - Uses `fetch` (injectable, see network.ts): Electron's `net.fetch` in the app, a proxy-aware fetch in plain Node.
  */
 
 export interface DownloadProgress {
@@ -79,7 +80,8 @@ export interface DownloadFileOptions {
   expectedGitBlobSha1?: string | null
   onProgress?: (p: DownloadProgress) => void
   signal?: AbortSignal
-  fetchImpl?: typeof fetch
+  /** Default: the global fetch (callers pass network.ts's choice). */
+  fetchImpl?: DownloadFetch
   headers?: Record<string, string>
   /** Consecutive attempts that make no progress before giving up (default 5). */
   maxAttempts?: number
@@ -107,7 +109,7 @@ export async function downloadFile(opts: DownloadFileOptions): Promise<DownloadR
     backoffMs = 1000,
   } = opts
   const label = opts.label ?? path.basename(target)
-  const fetchImpl = opts.fetchImpl ?? globalThis.fetch
+  const fetchImpl: DownloadFetch = opts.fetchImpl ?? ((u, init) => globalThis.fetch(u, init))
   const partial = `${target}.partial`
   if (expectedGitBlobSha1 !== null && expectedSize === null) {
     throw new Error('expectedGitBlobSha1 needs expectedSize')

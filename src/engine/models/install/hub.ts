@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { HttpStatusError } from './download'
+import type { DownloadFetch } from './network'
 
 /**
  * The few Hugging Face hub endpoints the manager uses, and only while a download the person started is running:
@@ -44,7 +45,7 @@ export function resolveUrl(endpoint: string, repo: string, revision: string, fil
   return `${normaliseEndpoint(endpoint)}/${repo}/resolve/${encodeURIComponent(revision)}/${encodePath(file)}`
 }
 
-async function getJson(url: string, fetchImpl: typeof fetch, signal?: AbortSignal): Promise<{ body: unknown; res: Response }> {
+async function getJson(url: string, fetchImpl: DownloadFetch, signal?: AbortSignal): Promise<{ body: unknown; res: Response }> {
   const res = await fetchImpl(url, { headers: { Accept: 'application/json' }, signal })
   if (!res.ok) {
     await res.body?.cancel().catch(() => undefined)
@@ -58,7 +59,7 @@ export async function resolveRevision(
   endpoint: string,
   repo: string,
   ref: string,
-  fetchImpl: typeof fetch,
+  fetchImpl: DownloadFetch,
   signal?: AbortSignal,
 ): Promise<string> {
   const url = `${normaliseEndpoint(endpoint)}/api/models/${repo}/revision/${encodeURIComponent(ref)}`
@@ -73,7 +74,7 @@ export async function listRepoFiles(
   endpoint: string,
   repo: string,
   revision: string,
-  fetchImpl: typeof fetch,
+  fetchImpl: DownloadFetch,
   signal?: AbortSignal,
 ): Promise<Map<string, HubFile>> {
   const files = new Map<string, HubFile>()

@@ -11,6 +11,14 @@ export {
   type DownloadResult,
 } from './download'
 export { DEFAULT_HUB_ENDPOINT, resolveUrl } from './hub'
+export {
+  chooseDownloadFetch,
+  envProxyFetch,
+  proxySettingsFromEnv,
+  type DownloadFetch,
+  type DownloadRoute,
+  type RuntimeFacts,
+} from './network'
 export { ModelManagerError, PinMismatchError } from './errors'
 export { hashFile } from './files'
 export type { ModelDownloadProgress } from './download-model'

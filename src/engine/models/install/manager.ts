@@ -9,6 +9,7 @@ import { exists } from './files'
 import { ModelFolder } from './folder'
 import { DEFAULT_HUB_ENDPOINT } from './hub'
 import { importModel } from './import-model'
+import type { DownloadFetch } from './network'
 import { readInstalled, readSettings, writeJsonAtomic } from './store'
 import { MODEL_ROLES, isModelRole, type InstalledModel, type ModelRole, type ModelStatus } from './types'
 
@@ -25,8 +26,11 @@ export type { ModelDownloadProgress } from './download-model'
 export interface ModelManagerOptions {
   /** Hub base URL (default https://huggingface.co). Tests point it at a loopback server. */
   endpoint?: string
-  /** fetch used for downloads only (default: globalThis.fetch, looked up when a download starts). */
-  fetchImpl?: typeof fetch
+  /**
+   * fetch used for downloads only. Default: the proxy variables' route in plain Node (network.ts,
+   * read when a download starts); the app passes Electron's net.fetch.
+   */
+  fetchImpl?: DownloadFetch
   /** Model catalog (default: the built-in one). */
   catalog?: readonly CatalogEntry[]
   /** Minimum time between progress events (default 250 ms). */
