@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BGE_QUERY_PREFIX, CATALOG, defaultCatalogEntry, findCatalogEntry, validateCatalog } from './catalog'
+import { BGE_QUERY_PREFIX, CATALOG, defaultCatalogEntry, findCatalogEntry, validateCatalog, type CatalogEntry } from './catalog'
 import { resolveUrl } from './hub'
 
 describe('catalog', () => {
@@ -29,6 +29,30 @@ describe('catalog', () => {
       { ...defaultCatalogEntry('embedding'), files: [{ path: 'onnx/model.onnx', size: 1, sha256: 'abc', approxBytes: 1 }] },
     ]
     expect(validateCatalog(badHash).join('\n')).toMatch(/sha256 must be 64 hex/)
+  })
+
+  it('says for every entry where its pins come from, and a publisher pin is complete', () => {
+    // No publisher metadata for these repos was reachable when the catalog was written (ADR 0003, "Pins per model").
+    expect(CATALOG.map((e) => [e.id, e.pin])).toEqual([
+      ['bge-small-en-v1.5', 'trust-on-first-use'],
+      ['ms-marco-MiniLM-L-6-v2', 'trust-on-first-use'],
+      ['llama-3.2-3b-instruct-q4_k_m', 'trust-on-first-use'],
+      ['qwen2.5-1.5b-instruct-q4_k_m', 'trust-on-first-use'],
+    ])
+    const llm = defaultCatalogEntry('llm')
+    const half: CatalogEntry[] = [{ ...llm, pin: 'publisher', revision: 'a'.repeat(40) }]
+    expect(validateCatalog(half).join('\n')).toMatch(/publisher pin needs size and sha256/)
+    const full: CatalogEntry[] = [
+      {
+        ...llm,
+        pin: 'publisher',
+        revision: 'a'.repeat(40),
+        files: llm.files.map((f) => ({ ...f, size: 1, sha256: 'b'.repeat(64) })),
+      },
+      defaultCatalogEntry('embedding'),
+      defaultCatalogEntry('reranker'),
+    ]
+    expect(validateCatalog(full)).toEqual([])
   })
 
   it('builds resolve URLs as {endpoint}/{repo}/resolve/{revision}/{file}', () => {

@@ -15,7 +15,19 @@ import { MODEL_ROLES, type ModelRole } from './types'
  *   (JSON) have no published SHA-256: they are checked against the git blob id the tree API lists, and their
  *   SHA-256 is recorded the same way.
  * - Never put a hash here that was not read from the hub for exactly this repo + revision.
+ * - `pin` says which of the two an entry is, so nobody has to infer it from nulls; validateCatalog keeps it honest.
+ *   Today every entry is trust-on-first-use: the hub was unreachable when this was written and no copy of the
+ *   publisher's metadata for these repos was found (docs/adr/0003-default-models.md, "Pins per model").
  */
+
+/**
+ * Where an entry's integrity rests:
+ * - 'publisher': `revision` and every file's `size` and `sha256` were read from the publisher's own metadata
+ *   (the hub's commit and LFS records) for exactly that revision; downloads are checked against them from the first.
+ * - 'trust-on-first-use': some of them are null; the first download takes them from the hub and locks them in
+ *   <models>/pins.lock.json, and every later download must match the lock.
+ */
+export type PinSource = 'publisher' | 'trust-on-first-use'
 
 export interface CatalogFile {
   /** Path inside the hub repository; also the path inside the installed folder. */
@@ -38,6 +50,8 @@ export interface CatalogEntry {
   repo: string
   /** Commit hash (40 hex), or null: resolved from `main` at first download and locked (see above). */
   revision: string | null
+  /** Where the revision and hashes come from (see PinSource). */
+  pin: PinSource
   files: CatalogFile[]
   /**
    * Name under <models>/<role>/: a folder name for embedding/reranker, the .gguf file name for llm (which must be
@@ -66,6 +80,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     displayName: 'BGE small English v1.5 (ONNX)',
     repo: 'Xenova/bge-small-en-v1.5',
     revision: null,
+    pin: 'trust-on-first-use',
     files: [
       { path: 'config.json', size: null, sha256: null, approxBytes: 1_000 },
       { path: 'tokenizer.json', size: null, sha256: null, approxBytes: 711_000 },
@@ -86,6 +101,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     displayName: 'MS MARCO MiniLM-L-6 v2 cross-encoder (ONNX)',
     repo: 'Xenova/ms-marco-MiniLM-L-6-v2',
     revision: null,
+    pin: 'trust-on-first-use',
     files: [
       { path: 'config.json', size: null, sha256: null, approxBytes: 1_000 },
       { path: 'tokenizer.json', size: null, sha256: null, approxBytes: 711_000 },
@@ -105,6 +121,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     displayName: 'Llama 3.2 3B Instruct, Q4_K_M (GGUF)',
     repo: 'unsloth/Llama-3.2-3B-Instruct-GGUF',
     revision: null,
+    pin: 'trust-on-first-use',
     files: [{ path: 'Llama-3.2-3B-Instruct-Q4_K_M.gguf', size: null, sha256: null, approxBytes: 2.02 * GB }],
     installName: 'Llama-3.2-3B-Instruct-Q4_K_M.gguf',
     parameters: '3.2B',
@@ -119,6 +136,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     displayName: 'Qwen2.5 1.5B Instruct, Q4_K_M (GGUF)',
     repo: 'Qwen/Qwen2.5-1.5B-Instruct-GGUF',
     revision: null,
+    pin: 'trust-on-first-use',
     files: [{ path: 'qwen2.5-1.5b-instruct-q4_k_m.gguf', size: null, sha256: null, approxBytes: 1.12 * GB }],
     installName: 'qwen2.5-1.5b-instruct-q4_k_m.gguf',
     parameters: '1.5B',
@@ -152,6 +170,15 @@ export function validateCatalog(catalog: readonly CatalogEntry[]): string[] {
     if (e.revision !== null && !HEX40.test(e.revision)) problems.push(`${e.id}: revision must be a 40-hex commit or null`)
     if (!isSafeName(e.installName)) problems.push(`${e.id}: installName "${e.installName}" is not a plain name`)
     if (e.files.length === 0) problems.push(`${e.id}: no files`)
+    if (e.pin === 'publisher') {
+      // A publisher pin is complete, or it is not one: a single null would quietly fall back to trust on first use.
+      if (e.revision === null) problems.push(`${e.id}: a publisher pin needs a revision`)
+      for (const f of e.files) {
+        if (f.sha256 === null || f.size === null) problems.push(`${e.id}: ${f.path}: a publisher pin needs size and sha256`)
+      }
+    } else if (e.pin !== 'trust-on-first-use') {
+      problems.push(`${e.id}: pin must be 'publisher' or 'trust-on-first-use'`)
+    }
     for (const f of e.files) {
       if (f.sha256 !== null && !HEX64.test(f.sha256)) problems.push(`${e.id}: ${f.path}: sha256 must be 64 hex or null`)
       if (f.size !== null && (!Number.isInteger(f.size) || f.size < 0)) problems.push(`${e.id}: ${f.path}: bad size`)

@@ -20,6 +20,7 @@ function entry(over: Partial<CatalogEntry> & Pick<CatalogEntry, 'id' | 'role' | 
   return {
     displayName: over.id,
     revision: null,
+    pin: 'trust-on-first-use',
     parameters: '1M',
     licence: 'MIT',
     approxRamBytes: 1,

@@ -180,7 +180,7 @@ describe('model downloads through a proxy (loopback)', () => {
     proxy = new TestProxy()
     await proxy.start()
     modelsDir = await mkdtemp(path.join(os.tmpdir(), 'docent-proxy-'))
-    const base = { parameters: '1M', licence: 'MIT', approxRamBytes: 1, isDefault: true }
+    const base = { parameters: '1M', licence: 'MIT', approxRamBytes: 1, isDefault: true, pin: 'trust-on-first-use' } satisfies Partial<CatalogEntry>
     catalog = [
       {
         ...base,
