@@ -42,12 +42,14 @@ class TestProxy {
         client.end('HTTP/1.1 403 Forbidden\r\n\r\n')
         return
       }
-      const upstream = this.track(net.connect(Number(m[2]), m[1]!, () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
-        if (head.length > 0) upstream.write(head)
-        upstream.pipe(client)
-        client.pipe(upstream)
-      }))
+      const upstream = this.track(
+        net.connect(Number(m[2]), m[1]!, () => {
+          client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+          if (head.length > 0) upstream.write(head)
+          upstream.pipe(client)
+          client.pipe(upstream)
+        }),
+      )
       upstream.on('error', () => client.destroy())
       client.on('error', () => upstream.destroy())
     })
@@ -106,7 +108,12 @@ describe('proxy variables', () => {
       noProxy: '',
     })
     expect(
-      proxySettingsFromEnv({ http_proxy: '', HTTP_PROXY: 'http://127.0.0.1:1', HTTPS_PROXY: 'http://127.0.0.1:3', no_proxy: 'a,b' }),
+      proxySettingsFromEnv({
+        http_proxy: '',
+        HTTP_PROXY: 'http://127.0.0.1:1',
+        HTTPS_PROXY: 'http://127.0.0.1:3',
+        no_proxy: 'a,b',
+      }),
     ).toEqual({ httpProxy: 'http://127.0.0.1:1', httpsProxy: 'http://127.0.0.1:3', noProxy: 'a,b' })
     expect(proxySettingsFromEnv({ https_proxy: 'http://127.0.0.1:3' })).toEqual({
       httpProxy: '',
@@ -180,7 +187,13 @@ describe('model downloads through a proxy (loopback)', () => {
     proxy = new TestProxy()
     await proxy.start()
     modelsDir = await mkdtemp(path.join(os.tmpdir(), 'docent-proxy-'))
-    const base = { parameters: '1M', licence: 'MIT', approxRamBytes: 1, isDefault: true, pin: 'trust-on-first-use' } satisfies Partial<CatalogEntry>
+    const base = {
+      parameters: '1M',
+      licence: 'MIT',
+      approxRamBytes: 1,
+      isDefault: true,
+      pin: 'trust-on-first-use',
+    } satisfies Partial<CatalogEntry>
     catalog = [
       {
         ...base,

@@ -44,21 +44,34 @@ export function proxySettingsFromEnv(env: NodeJS.ProcessEnv): ProxySettings | nu
   return { httpProxy, httpsProxy, noProxy: pick(env, 'no_proxy') }
 }
 
-// One agent per proxy configuration for the life of the process, so connections to the proxy are reused.
-const agents = new Map<string, Promise<{ dispatcher: Dispatcher; fetch: typeof import('undici').fetch }>>()
+interface ProxyRoute {
+  dispatcher: Dispatcher
+  fetch: typeof import('undici').fetch
+}
 
-function proxyAgent(settings: ProxySettings): Promise<{ dispatcher: Dispatcher; fetch: typeof import('undici').fetch }> {
+// One agent per proxy configuration for the life of the process, so connections to the proxy are reused.
+const agents = new Map<string, Promise<ProxyRoute>>()
+
+function proxyAgent(settings: ProxySettings): Promise<ProxyRoute> {
   const key = JSON.stringify(settings)
   let agent = agents.get(key)
   if (!agent) {
     // Loaded lazily: only a process with a proxy configured pays for undici. undici's own fetch is used
     // with its agent, because a dispatcher from another undici copy than Node's built-in fetch is not
     // guaranteed to speak the same handler protocol.
-    agent = import('undici').then((undici) => ({
-      // Explicit values (never undefined), so the agent reads this environment, not process.env again.
-      dispatcher: new undici.EnvHttpProxyAgent(settings),
-      fetch: undici.fetch,
-    }))
+    agent = import('undici')
+      .catch((err: unknown) => {
+        // undici is not a declared dependency of the app (docs/adr/0003-default-models.md): say so plainly.
+        const why = err instanceof Error ? err.message : String(err)
+        throw new Error(
+          `A proxy is set (HTTP(S)_PROXY), but the undici package that routes downloads through it is missing: ${why}`,
+        )
+      })
+      .then((undici) => ({
+        // Explicit values (never undefined), so the agent reads this environment, not process.env again.
+        dispatcher: new undici.EnvHttpProxyAgent(settings),
+        fetch: undici.fetch,
+      }))
     agents.set(key, agent)
     agent.catch(() => agents.delete(key))
   }
