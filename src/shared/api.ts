@@ -139,7 +139,8 @@ export const ModelProgress = z.object({
 
 export const Settings = z.object({
   searchOnly: z.boolean().default(false),
-  defaultVersion: z.string().default('latest'),
+  /** The version picker's starting value; 'auto' = not chosen: the version a question names, else every version. */
+  defaultVersion: z.string().default('auto'),
   theme: z.enum(['system', 'light', 'dark']).default('system'),
 })
 export type Settings = z.infer<typeof Settings>

@@ -2,6 +2,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Engine } from '../../engine/engine'
 import type { AskEvent, AskResult } from '../../shared/answer'
+import { markTerms, queryTerms } from '../../shared/excerpt'
 
 /**
  * `docent ask "<question>"`. With --json, stdout is exactly one JSON document (the AskResult:
@@ -60,7 +61,8 @@ export async function cmdAsk(argv: string[]): Promise<void> {
     result = await engine.ask(
       {
         question,
-        scope: { collections: values.collection ?? [], version: values.version ?? 'all' },
+        // No --version: the version named in the question (if any), else every version.
+        scope: { collections: values.collection ?? [], version: values.version ?? 'auto' },
         ...(values.thread ? { threadId: values.thread } : {}),
         ...(values['search-only'] ? { searchOnly: true } : {}),
       },
@@ -76,7 +78,11 @@ export async function cmdAsk(argv: string[]): Promise<void> {
   const streamedFinal = live && !!draft && result.answer !== null && draft.trim() === result.answer.trim()
   if (live && draft && !streamedFinal)
     process.stdout.write('\n' + dim('(the draft above did not pass verification and is withdrawn)') + '\n')
-  process.stdout.write((streamedFinal ? '\n' : '') + formatResult(result, { skipAnswer: streamedFinal }) + '\n')
+  process.stdout.write(
+    (streamedFinal ? '\n' : '') +
+      formatResult(result, { skipAnswer: streamedFinal, question, tty: !!process.stdout.isTTY }) +
+      '\n',
+  )
 }
 
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s)
@@ -90,8 +96,18 @@ const REASON_TEXT: Record<string, (scope: string) => string> = {
     'An answer was drafted, but its citations could not be verified, so it is not shown. The passages read were:',
 }
 
-export function formatResult(r: AskResult, opts: { skipAnswer?: boolean } = {}): string {
+/** Bold (ANSI) runs for the query's words, only on a terminal: piped output stays plain text. */
+export function highlight(text: string, terms: readonly string[], tty: boolean): string {
+  if (!tty) return text
+  return markTerms(text, terms)
+    .map((s) => (s.hit ? `\x1b[1m${s.text}\x1b[22m` : s.text))
+    .join('')
+}
+
+export function formatResult(r: AskResult, opts: { skipAnswer?: boolean; question?: string; tty?: boolean } = {}): string {
   const lines: string[] = []
+  const terms = queryTerms(r.rewritten_question ?? opts.question ?? '')
+  const excerpts = new Map(r.closest.map((c) => [c.chunk_id, c.snippet]))
   const where = (c: { path: string; heading: string; version: string | null; kind: string | null; page: number | null }) => {
     const meta = [c.version, c.kind, c.page ? `p. ${c.page}` : null].filter(Boolean).join(', ')
     return `${c.path}${c.heading ? ` — ${c.heading}` : ''}${meta ? ` (${meta})` : ''}`
@@ -102,7 +118,11 @@ export function formatResult(r: AskResult, opts: { skipAnswer?: boolean } = {}):
     if (r.reason !== 'off_topic') for (const c of r.closest) lines.push(`  - ${where(c)}`)
   } else if (r.mode === 'search-only') {
     lines.push(`Search only (no generated answer). The best passages in ${r.scope_label}:`)
-    for (const c of r.citations) lines.push(`  [${c.n}] ${where(c)}`)
+    for (const c of r.citations) {
+      lines.push(`  [${c.n}] ${where(c)}`)
+      const text = excerpts.get(c.chunk_id)
+      if (text) lines.push(`      ${highlight(text, terms, !!opts.tty)}`)
+    }
   } else {
     if (!opts.skipAnswer) lines.push(r.answer ?? '')
     if (r.unanswered_parts.length) lines.push('', 'Not answered by the documents:', ...r.unanswered_parts.map((p) => `  - ${p}`))
@@ -111,6 +131,8 @@ export function formatResult(r: AskResult, opts: { skipAnswer?: boolean } = {}):
   for (const w of r.warnings) lines.push(`warning: ${w}`)
   for (const n of r.notices) lines.push(`note: ${n}`)
   if (r.rewritten_question) lines.push(`(searched for: ${r.rewritten_question})`)
+  // Where the search looked, and why, when the question (not a choice) decided it.
+  if (r.mode !== 'smalltalk' && r.scope && r.scope.source !== 'chosen') lines.push(`Searched ${r.scope.label}.`)
   lines.push(dim(`trace ${r.trace_id}  thread ${r.thread_id}${r.cached ? '  (cached answer)' : ''}`))
   return lines.join('\n')
 }

@@ -10,7 +10,8 @@ import type { ImportProgress } from '../../engine/ingest/importer'
 import { loadQuestions } from '../../engine/eval/questions'
 import { evalRetrieval } from '../../engine/eval/retrieval'
 import { formatTable } from './table'
-import { cmdAsk } from './ask'
+import { cmdAsk, highlight } from './ask'
+import { excerpt, queryTerms } from '../../shared/excerpt'
 import { cmdEvalAnswers, cmdEvalCompare } from './eval-answers'
 
 /**
@@ -22,14 +23,17 @@ class UsageError extends Error {}
 
 const USAGE = `Usage:
   docent ingest <folder> --collection <name> [--data <dir>] [--models <dir>] [--json]
-  docent search "<query>" [--collection <name>] [--version <v>|all|latest] [--mode keyword|vector|hybrid] [--rerank] [-k <n>] [--data <dir>] [--json]
-  docent ask "<question>" [--collection <name>] [--version <v>|all|latest] [--data <dir>] [--models <dir>] [--json] [--search-only] [--thread <id>]
+  docent search "<query>" [--collection <name>] [--version <v>|all|latest|auto] [--mode keyword|vector|hybrid] [--rerank] [-k <n>] [--data <dir>] [--json]
+  docent ask "<question>" [--collection <name>] [--version <v>|all|latest|auto] [--data <dir>] [--models <dir>] [--json] [--search-only] [--thread <id>]
   docent collections [--data <dir>] [--json]
   docent watch [--collection <name>...] [--data <dir>] [--models <dir>]
   docent mcp [--data <dir>] [--models <dir>] [--allow-writes]
   docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--rerank] [--data <dir>] [--json <out.json>]
   docent eval answers --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
-  docent eval compare --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]`
+  docent eval compare --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
+
+Without --version (or with --version auto), a version the question names ("in the 2025-06-18 spec",
+"the latest release") is searched, else every version; --version all searches every version regardless.`
 
 function fail(message: string): never {
   throw new UsageError(message)
@@ -125,7 +129,8 @@ async function cmdSearch(argv: string[]): Promise<void> {
   const mode = parseMode(values.mode, 'hybrid')
   const res = await withEngine(values, (e) =>
     e.search(query, {
-      scope: { collections: values.collection ?? [], version: values.version ?? 'all' },
+      // No --version: the version named in the query (if any), else every version; --version all is explicit.
+      scope: { collections: values.collection ?? [], version: values.version ?? 'auto' },
       mode,
       rerank: !!values.rerank,
       k,
@@ -136,10 +141,13 @@ async function cmdSearch(argv: string[]): Promise<void> {
     return out(rest)
   }
   for (const n of res.notices) process.stderr.write(`note: ${n}\n`)
+  const tty = !!process.stdout.isTTY
+  process.stdout.write(`Searching ${res.scope_label}\n`)
   if (res.results.length === 0) {
     process.stdout.write(`No passages found in ${res.scope_label}.\n`)
     return
   }
+  const terms = queryTerms(query)
   res.results.forEach((h, i) => {
     const s = h.scores
     const scores = [
@@ -149,7 +157,7 @@ async function cmdSearch(argv: string[]): Promise<void> {
       s.cosine !== null ? `cosine ${s.cosine.toFixed(3)} (#${s.vector_rank})` : null,
     ].filter(Boolean)
     const where = [h.version, h.kind, h.page ? `p. ${h.page}` : null].filter(Boolean).join(', ')
-    const snippet = h.text.replace(/\s+/g, ' ').slice(0, 160)
+    const snippet = highlight(excerpt(h.text, terms, 200), terms, tty)
     process.stdout.write(
       `${i + 1}. ${h.path}${where ? ` [${where}]` : ''}\n   ${h.heading}\n   ${scores.join('  ')}\n   ${snippet}\n`,
     )

@@ -7,7 +7,7 @@ import type { Engine } from '../../engine/engine'
 import { latestVersion } from '../../engine/ingest/versions'
 import { collectionSlug } from '../../engine/store/ids'
 import { AskResult } from '../../shared/answer'
-import { SearchMode } from '../../shared/search'
+import { ScopeInfo, SearchMode } from '../../shared/search'
 
 /**
  * Docent as an MCP server: the same engine the app and the CLI use, behind tools an MCP client
@@ -38,7 +38,7 @@ const VersionArg = z
   .max(64)
   .optional()
   .describe(
-    'Release to search, e.g. "2025-06-18"; "latest" for the highest release; "all" (default) for every version. Unversioned pages are always included.',
+    'Release to search, e.g. "2025-06-18"; "latest" for the highest release; "all" for every version. Omitted (or "auto"): a release the query names ("in the 2025-06-18 spec", "the latest release") is searched, else every version. Unversioned pages are always included.',
   )
 
 const Scores = z.object({
@@ -84,6 +84,9 @@ const SearchInput = z.object({
 const SearchOutput = z.object({
   query: z.string(),
   scope: z.string().describe('What was searched, in words.'),
+  scope_info: ScopeInfo.describe(
+    'What was searched and why: source "chosen" (the version argument), "named_in_question" (a release the query names) or "default" (every version).',
+  ),
   mode: SearchMode,
   rerank: z.boolean(),
   degraded: z.boolean().describe('True when a stage could not run (no embedding model, no reranker); see notices.'),
@@ -190,7 +193,7 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
 
   /** A notice when a named version exists in none of the collections searched (only unversioned pages match then). */
   const versionNotice = async (version: string | undefined, collections: string[]): Promise<string[]> => {
-    if (!version || version === 'all' || version === 'latest') return []
+    if (!version || version === 'all' || version === 'latest' || version === 'auto') return []
     const cols = (await engine.collections()).filter((c) => collections.length === 0 || collections.includes(c.id))
     if (cols.some((c) => c.versions.includes(version))) return []
     const known = [...new Set(cols.flatMap((c) => c.versions))]
@@ -214,7 +217,7 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
         const collections = asList(args.collection)
         const rerank = args.rerank ?? (await engine.reranker()).model !== null
         const res = await engine.search(args.query, {
-          scope: { collections, version: args.version ?? 'all' },
+          scope: { collections, version: args.version ?? 'auto' },
           mode: args.mode ?? 'hybrid',
           rerank,
           k: args.top_k ?? 8,
@@ -223,6 +226,7 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
         return ok({
           query: args.query,
           scope: res.scope_label,
+          scope_info: res.scope,
           mode: res.mode,
           rerank: res.rerank,
           degraded: res.degraded,
@@ -266,7 +270,7 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
         const result = await engine.ask(
           {
             question: args.question,
-            scope: { collections, version: args.version ?? 'all' },
+            scope: { collections, version: args.version ?? 'auto' },
             ...(args.thread_id ? { threadId: args.thread_id } : {}),
             ...(args.search_only ? { searchOnly: true } : {}),
           },

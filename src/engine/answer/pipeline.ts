@@ -61,7 +61,7 @@ export async function runAsk(ctx: AskContext, request: AskRequest, options: AskO
   const hits = retrieval.results
   if (opts.gate && !gate.decision.pass) {
     const reason: AbstainReason = gate.decision.refusal ?? 'no_relevant_sources'
-    const closest = hits.slice(0, CLOSEST).map(toClosest)
+    const closest = hits.slice(0, CLOSEST).map((h) => toClosest(h, run.standalone))
     return run.finish(
       { ...base, answer: null, abstained: true, reason, closest, mode: searchOnly ? 'search-only' : 'answer' },
       reason,
@@ -77,8 +77,10 @@ export async function runAsk(ctx: AskContext, request: AskRequest, options: AskO
     const ids = hits.map((h) => h.chunk_id)
     trace.passages = ids
     const citations = hits.map((h, i) => toCitation(h, i + 1))
+    // Each passage's excerpt goes along (as `closest`), so front ends show what it says, not only where it is.
+    const closest = hits.map((h) => toClosest(h, run.standalone))
     return run.finish(
-      { ...base, answer: null, abstained: false, reason: null, mode: 'search-only', passages: ids, citations },
+      { ...base, answer: null, abstained: false, reason: null, mode: 'search-only', passages: ids, citations, closest },
       'search-only',
     )
   }

@@ -332,19 +332,19 @@ describe('engine host dispatch', () => {
   })
 
   it('keeps settings: a partial change leaves the other fields alone; bad values are refused', async () => {
-    expect(ok(await host.dispatch('settings.get', {}))).toEqual({ searchOnly: false, defaultVersion: 'latest', theme: 'system' })
+    expect(ok(await host.dispatch('settings.get', {}))).toEqual({ searchOnly: false, defaultVersion: 'auto', theme: 'system' })
     expect(ok(await host.dispatch('settings.set', { searchOnly: true }))).toEqual({
       searchOnly: true,
-      defaultVersion: 'latest',
+      defaultVersion: 'auto',
       theme: 'system',
     })
     expect(ok(await host.dispatch('settings.set', { theme: 'dark' }))).toEqual({
       searchOnly: true,
-      defaultVersion: 'latest',
+      defaultVersion: 'auto',
       theme: 'dark',
     })
     expect(await host.dispatch('settings.set', { theme: 'neon' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
-    expect(ok(await host.dispatch('settings.get', {}))).toEqual({ searchOnly: true, defaultVersion: 'latest', theme: 'dark' })
+    expect(ok(await host.dispatch('settings.get', {}))).toEqual({ searchOnly: true, defaultVersion: 'auto', theme: 'dark' })
   })
 
   it('streams a question as ask.event and always closes it with exactly one ask.done', async () => {

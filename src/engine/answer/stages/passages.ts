@@ -1,4 +1,5 @@
 import type { Citation, ClosestSection } from '../../../shared/answer'
+import { excerpt, queryTerms } from '../../../shared/excerpt'
 import type { SearchHit } from '../../../shared/search'
 import type { PromptPassage } from '../prompt'
 
@@ -30,8 +31,8 @@ export function toCitation(h: SearchHit, n: number): Citation {
   }
 }
 
-export function toClosest(h: SearchHit): ClosestSection {
-  const snippet = h.text.replace(/\s+/g, ' ').trim()
+/** A section to list; its snippet is the stretch of the passage with the most words of `query` (shared/excerpt.ts). */
+export function toClosest(h: SearchHit, query = ''): ClosestSection {
   return {
     chunk_id: h.chunk_id,
     collection: h.collection,
@@ -40,7 +41,7 @@ export function toClosest(h: SearchHit): ClosestSection {
     version: h.version,
     kind: h.kind,
     page: h.page,
-    snippet: snippet.length > 240 ? snippet.slice(0, 239) + '…' : snippet,
+    snippet: excerpt(h.text, queryTerms(query), 240),
     scores: h.scores,
   }
 }

@@ -63,7 +63,7 @@ describe('chat', () => {
     const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
     await ask('How does Streamable HTTP work?')
     expect(docent.callsTo('ask')).toEqual([
-      { question: 'How does Streamable HTTP work?', scope: { collections: [], version: 'latest' } },
+      { question: 'How does Streamable HTTP work?', scope: { collections: [], version: 'auto' } },
     ])
 
     const ev = (event: AskEvent) => act(() => docent.emit('ask.event', { requestId: 'req-1', event }))
@@ -235,6 +235,49 @@ describe('chat', () => {
     expect(
       screen.getByRole('button', { name: /Open specification\/2025-03-26\/basic\/lifecycle.mdx, Lifecycle > Initialization/ }),
     ).toBeTruthy()
+  })
+
+  it('search-only passages show their excerpt with the question words marked, and the scope line says why', async () => {
+    const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
+    await ask('How do transports work in 2024-11-05?')
+    const closest = citations.map((c) => ({
+      chunk_id: c.chunk_id,
+      collection: c.collection,
+      path: c.path,
+      heading: c.heading,
+      version: c.version,
+      kind: c.kind,
+      page: c.page,
+      snippet: 'Two transports exist: stdio and Streamable HTTP.',
+      scores: { keyword_rank: 1, vector_rank: null, bm25: 3, rrf: null, cosine: null, reranker: null },
+    }))
+    act(() =>
+      docent.emit('ask.event', {
+        requestId: 'req-1',
+        event: {
+          type: 'final',
+          result: askResult({
+            mode: 'search-only',
+            citations,
+            closest,
+            passages: ['c-transports', 'c-lifecycle'],
+            scope_label: '2024-11-05, named in your question',
+            scope: {
+              label: '2024-11-05, named in your question',
+              source: 'named_in_question',
+              collections: ['mcp-docs'],
+              versions: { 'mcp-docs': ['2024-11-05'] },
+              named: ['2024-11-05'],
+              change_log_first: false,
+            },
+          }),
+        },
+      }),
+    )
+    expect(await screen.findByText('Searching 2024-11-05, named in your question')).toBeTruthy()
+    const marks = Array.from(document.querySelectorAll('.hit-text mark')).map((m) => m.textContent)
+    expect(marks).toContain('transports')
+    expect(marks).not.toContain('Two')
   })
 
   it('shows a failed answer (ask.done with an error) with a retry', async () => {

@@ -22,6 +22,8 @@ import {
 import { Onboarding } from './Onboarding'
 import { RichContent } from './RichContent'
 import { ScopePicker } from './ScopePicker'
+import { markTerms, queryTerms } from '../../../shared/excerpt'
+import type { ScopeInfo } from '../../../shared/search'
 
 export function ChatPane() {
   const turns = useChat((s) => s.turns)
@@ -253,6 +255,8 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
   }
 
   const notes = [...result.notices, ...result.warnings]
+  // The words retrieval searched for, marked in each passage's excerpt.
+  const query = result.rewritten_question ?? turn.question
 
   return (
     <div className="result">
@@ -269,11 +273,16 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
       {result.rewritten_question && result.rewritten_question !== turn.question && (
         <div className="rewritten muted small">Searched for: “{result.rewritten_question}”</div>
       )}
+      {result.mode !== 'smalltalk' && result.scope && (
+        <div className="scope-line muted small" title={scopeTitle(result.scope)}>
+          Searching {result.scope.label}
+        </div>
+      )}
 
       {result.mode === 'smalltalk' ? (
         <RichContent className="markdown answer" html={markdownToSafeHtml(result.answer ?? '')} />
       ) : result.abstained || (result.mode === 'answer' && !result.answer) ? (
-        <Abstention result={result} onOpen={(h, i) => void openSource(h.chunk_id, `Closest section ${i + 1}`)} />
+        <Abstention result={result} query={query} onOpen={(h, i) => void openSource(h.chunk_id, `Closest section ${i + 1}`)} />
       ) : result.mode === 'search-only' ? (
         <div className="search-only">
           <div className="result-heading">
@@ -283,11 +292,20 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
             Search only: these passages matched {result.scope_label ? `in ${result.scope_label}` : 'your question'}. No answer was
             written.
           </p>
-          <HitList hits={searchOnlyHits(result)} onOpen={(h, i) => void openSource(h.chunk_id, `Passage ${i + 1}`)} />
+          <HitList
+            hits={searchOnlyHits(result)}
+            query={query}
+            onOpen={(h, i) => void openSource(h.chunk_id, `Passage ${i + 1}`)}
+          />
         </div>
       ) : (
         <>
-          <AnswerBody answer={result.answer ?? ''} citations={result.citations} onCite={openCitation} />
+          <AnswerBody
+            answer={result.answer ?? ''}
+            citations={result.citations}
+            unverified={result.unverified_claims}
+            onCite={openCitation}
+          />
           {result.unanswered_parts.length > 0 && (
             <div className="notice notice-muted" role="note">
               <InfoIcon size={15} />
@@ -331,8 +349,19 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
   )
 }
 
-function AnswerBody({ answer, citations, onCite }: { answer: string; citations: Citation[]; onCite: (n: number) => void }) {
-  const html = useMemo(() => renderAnswerHtml(answer, citations), [answer, citations])
+/** The answer with citation chips; numbers and quotes its sources do not contain are marked as not verified. */
+function AnswerBody({
+  answer,
+  citations,
+  unverified,
+  onCite,
+}: {
+  answer: string
+  citations: Citation[]
+  unverified?: string[]
+  onCite: (n: number) => void
+}) {
+  const html = useMemo(() => renderAnswerHtml(answer, citations, unverified), [answer, citations, unverified])
   return <RichContent className="markdown answer" html={html} onCite={onCite} label="Answer" />
 }
 
@@ -382,7 +411,7 @@ export interface SectionRef {
   snippet?: string
 }
 
-function Abstention({ result, onOpen }: { result: AskResult; onOpen: (h: SectionRef, i: number) => void }) {
+function Abstention({ result, query, onOpen }: { result: AskResult; query: string; onOpen: (h: SectionRef, i: number) => void }) {
   return (
     <div className="abstention" role="note" aria-label="No answer">
       <div className="abstention-title">
@@ -401,7 +430,7 @@ function Abstention({ result, onOpen }: { result: AskResult; onOpen: (h: Section
           <div className="abstention-sub">
             The closest sections{result.scope_label ? ` in ${result.scope_label}` : ''}, in case they help:
           </div>
-          <HitList hits={result.closest} onOpen={onOpen} />
+          <HitList hits={result.closest} query={query} onOpen={onOpen} />
         </>
       ) : (
         <div className="abstention-sub muted">
@@ -412,7 +441,16 @@ function Abstention({ result, onOpen }: { result: AskResult; onOpen: (h: Section
   )
 }
 
-export function HitList({ hits, onOpen }: { hits: SectionRef[]; onOpen: (h: SectionRef, i: number) => void }) {
+export function HitList({
+  hits,
+  query = '',
+  onOpen,
+}: {
+  hits: SectionRef[]
+  query?: string
+  onOpen: (h: SectionRef, i: number) => void
+}) {
+  const terms = useMemo(() => queryTerms(query), [query])
   return (
     <ol className="hit-list">
       {hits.map((h, i) => (
@@ -429,10 +467,13 @@ export function HitList({ hits, onOpen }: { hits: SectionRef[]; onOpen: (h: Sect
               {h.heading && <span className="source-crumb">{breadcrumb(h.heading)}</span>}
               {h.snippet && (
                 <span className="hit-text">
-                  {h.snippet
-                    .replace(/```\w*/g, ' ')
-                    .replace(/\s+/g, ' ')
-                    .trim()}
+                  {markTerms(
+                    h.snippet
+                      .replace(/```\w*/g, ' ')
+                      .replace(/\s+/g, ' ')
+                      .trim(),
+                    terms,
+                  ).map((s, j) => (s.hit ? <mark key={j}>{s.text}</mark> : s.text))}
                 </span>
               )}
             </span>
@@ -446,6 +487,14 @@ export function HitList({ hits, onOpen }: { hits: SectionRef[]; onOpen: (h: Sect
       ))}
     </ol>
   )
+}
+
+/** Why the versions searched were searched, for the scope line's tooltip. */
+function scopeTitle(scope: ScopeInfo): string {
+  if (scope.source === 'named_in_question')
+    return `Your question names ${scope.named.join(', ')}; choose a version in the picker to search another.`
+  if (scope.source === 'default') return 'No version was chosen or named in the question, so every version was searched.'
+  return 'The version chosen in the picker.'
 }
 
 /** Search-only results list every passage as a citation; snippets come from `closest` where the engine sent them. */

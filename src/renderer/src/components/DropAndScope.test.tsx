@@ -64,11 +64,14 @@ describe('drag and drop', () => {
 })
 
 describe('scope picker', () => {
-  it('lists all / latest / each version of the selected collections, and asks in that scope', async () => {
+  it('lists auto / latest / all / each version of the selected collections, and asks in that scope', async () => {
     const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
     const version = screen.getByRole('combobox', { name: 'Version' }) as HTMLSelectElement
     const options = () => Array.from(version.options).map((o) => o.textContent)
+    // Not chosen ("as the question says") comes first and is the default.
+    expect(version.value).toBe('auto')
     expect(options()).toEqual([
+      'As the question says',
       'Latest of each collection',
       'All versions',
       '2025-06-18',
@@ -84,7 +87,15 @@ describe('scope picker', () => {
     await userEvent.click(within(pop).getByRole('checkbox', { name: /mcp-docs/ }))
     await userEvent.click(within(pop).getByRole('button', { name: 'Done' }))
     expect(screen.getByRole('button', { name: 'Collections: mcp-docs' })).toBeTruthy()
-    expect(options()).toEqual(['Latest (2025-06-18)', 'All versions', '2025-06-18', '2025-03-26', '2024-11-05', 'draft'])
+    expect(options()).toEqual([
+      'As the question says',
+      'Latest (2025-06-18)',
+      'All versions',
+      '2025-06-18',
+      '2025-03-26',
+      '2024-11-05',
+      'draft',
+    ])
 
     await userEvent.selectOptions(version, '2025-03-26')
     await userEvent.click(screen.getByRole('textbox', { name: 'Ask a question about your documents' }))

@@ -47,10 +47,16 @@ export function ScopePicker() {
     return () => window.removeEventListener('mousedown', onDown)
   }, [open])
 
-  // A specific version that left the scope (collection deselected or removed) falls back to latest.
+  // A specific version that left the scope (collection deselected or removed) falls back to not chosen.
   useEffect(() => {
-    if (version !== 'all' && version !== 'latest' && !versions.includes(version) && collections.length > 0) {
-      setScope({ ...scope, version: 'latest' })
+    if (
+      version !== 'auto' &&
+      version !== 'all' &&
+      version !== 'latest' &&
+      !versions.includes(version) &&
+      collections.length > 0
+    ) {
+      setScope({ ...scope, version: 'auto' })
     }
   }, [version, versions, collections.length, scope, setScope])
 
@@ -133,6 +139,7 @@ export function ScopePicker() {
           onChange={(e) => setScope({ ...scope, version: e.target.value })}
           disabled={collections.length === 0}
         >
+          <option value="auto">As the question says</option>
           <option value="latest">{latest}</option>
           <option value="all">All versions</option>
           {versions.length > 0 && (

@@ -85,7 +85,8 @@ export const useChat = create<ChatState>()((set, get) => ({
   threadId: null,
   threads: [],
   turns: [],
-  scope: { collections: [], version: 'latest' },
+  // 'auto': no version chosen, so a version the question names is searched (else every version).
+  scope: { collections: [], version: 'auto' },
   loadingThread: false,
 
   setScope: (scope) => set({ scope }),

@@ -71,10 +71,10 @@ const defaults: Handlers = {
       problem: null,
     },
   ],
-  'settings.get': () => ({ searchOnly: false, defaultVersion: 'latest', theme: 'system' }),
+  'settings.get': () => ({ searchOnly: false, defaultVersion: 'auto', theme: 'system' }),
   'settings.set': (input) => ({
     searchOnly: input.searchOnly ?? false,
-    defaultVersion: input.defaultVersion ?? 'latest',
+    defaultVersion: input.defaultVersion ?? 'auto',
     theme: input.theme ?? 'system',
   }),
   'app.info': () => ({ version: 'test', dataDir: '/data', modelsDir: '/models', hardware: '2 CPU cores, no GPU' }),
