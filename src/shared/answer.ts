@@ -68,6 +68,11 @@ export const AskResult = z.object({
   unanswered_parts: z.array(z.string()),
   /** Verification findings that did not block the answer, e.g. a number not found in the cited passages. */
   warnings: z.array(z.string()),
+  /**
+   * Numbers and quoted text in the answer, as it writes them, that none of its cited passages
+   * contains: shown marked as not verified, never as verified. Absent on results stored before it existed.
+   */
+  unverified_claims: z.array(z.string()).optional(),
   /** Why a stage ran with less than it should have (no reranker, no embedding model), in plain words. */
   notices: z.array(z.string()),
   /** True when retrieval or the gate ran without a model it normally uses. */

@@ -105,6 +105,67 @@ describe('verifyCitations', () => {
     expect(verifyCitations(ok('Send `notifications/cancelled` [2].', [2]), passages).warnings).toEqual([])
   })
 
+  describe('claims the cited passages do not back, without false alarms', () => {
+    const doc = (text: string, over: Partial<PromptPassage> = {}): PromptPassage[] => [
+      {
+        n: 1,
+        chunk_id: 'd1',
+        path: 'docs/limits.md',
+        heading: 'Limits',
+        kind: 'Docs',
+        version: 'v2.4.1',
+        page: null,
+        text,
+        ...over,
+      },
+    ]
+    const claims = (answer: string, text: string, over: Partial<PromptPassage> = {}) => {
+      const v = verifyCitations(ok(answer, [1]), doc(text, over))
+      expect(v.ok).toBe(true)
+      return [...v.unsupported_numbers, ...v.unsupported_quotes]
+    }
+
+    it('flags a number or quote that is not there, as the answer writes it', () => {
+      expect(claims('The limit is 1,500 requests [1].', 'The limit is 1,000 requests.')).toEqual(['1,500'])
+      expect(claims('Run "docent purge" [1].', 'Run `docent sync` to update.')).toEqual(['docent purge'])
+      expect(claims('Version 2.4.2 added it [1].', 'Added in 2.4.1.')).toEqual(['2.4.2'])
+      expect(claims('It waits 300 ms [1].', 'It waits 30 ms.')).toEqual(['300'])
+    })
+
+    it('does not flag digit groups written differently (1,000 / 1000 / 1 000)', () => {
+      expect(claims('The limit is 1000 requests [1].', 'The limit is 1,000 requests.')).toEqual([])
+      expect(claims('The limit is 1,000 requests [1].', 'The limit is 1000 requests.')).toEqual([])
+      expect(claims('Up to 1,000,000 rows [1].', 'Up to 1\u202F000\u202F000 rows.')).toEqual([])
+      expect(claims('The port is 8080 [1].', 'The port is 8080.')).toEqual([])
+    })
+
+    it('does not flag list markers, citation markers or single digits', () => {
+      expect(claims('Steps:\n1. Open it [1].\n2. Close it [1].\n10. Done [1].', 'Open it, then close it. Done.')).toEqual([])
+      expect(claims('It retries 3 times [1].', 'It retries three times.')).toEqual([])
+    })
+
+    it('finds version strings and dates in the passage label, path or text', () => {
+      expect(claims('Since v2.4.1 [1].', 'Since this release.')).toEqual([])
+      expect(claims('In 2025-06-18 it changed [1].', 'It changed.', { path: 'spec/2025-06-18/x.md' })).toEqual([])
+    })
+
+    it('finds numbers the passage writes as words, and ranges written with "to"', () => {
+      expect(claims('Timeouts of 30 seconds [1].', 'Set a timeout of thirty seconds.')).toEqual([])
+      expect(claims('Between 25 and 12 items [1].', 'Between twenty-five and twelve items.')).toEqual([])
+      expect(claims('It keeps 10-20 entries [1].', 'It keeps 10 to 20 entries.')).toEqual([])
+      expect(claims('It keeps 10-25 entries [1].', 'It keeps 10 to 20 entries.')).toEqual(['10-25'])
+    })
+
+    it('matches quotes across Markdown emphasis, code marks, curly quotes, dashes and elisions', () => {
+      expect(claims('It says "must not block" [1].', 'The call **must not** block.')).toEqual([])
+      expect(claims('Call `tools/list` [1].', 'Call `tools/list` first.')).toEqual([])
+      expect(claims('It says “don’t retry” [1].', "It says don't retry.")).toEqual([])
+      expect(claims('The "read-only" mode [1].', 'The read–only mode.')).toEqual([])
+      expect(claims('It says "servers must ... respond" [1].', 'Servers must always respond.')).toEqual([])
+      expect(claims('It says "servers must ... reply" [1].', 'Servers must always respond.')).toEqual(['servers must ... reply'])
+    })
+  })
+
   it('counts version labels and paths of cited passages as support for numbers', () => {
     expect(verifyCitations(ok('In 2025-06-18, set timeouts [2].', [2]), passages).warnings).toEqual([])
   })

@@ -11,9 +11,14 @@ import type { AnswerReply, PromptPassage } from './prompt'
  *  - an answerable reply that cites nothing;
  *  - a cited number that is not one of the passages given (1..n);
  *  - an inline [n] marker missing from `citations`, or a declared citation never used inline.
- * Warnings (the answer stands, the count is reported):
+ * Unsupported claims (warnings; the answer stands but these claims are never shown as verified):
  *  - a number in the answer that none of the cited passages contains;
  *  - a quoted string in the answer that none of the cited passages contains.
+ * They go into the corrective retry when there is one; whatever is left is returned in
+ * `unsupported_numbers`/`unsupported_quotes` (as the answer spells them), and the verdict stage puts
+ * them in the result's `unverified_claims`, which the renderer marks in place. They do not refuse
+ * the answer on their own: a claim check is a string match, and a number written differently
+ * ("thirty", "1,000") must not throw away an otherwise cited answer.
  */
 
 export interface Verification {
@@ -65,19 +70,36 @@ export function inlineMarkers(answer: string): number[] {
   return [...new Set(out)]
 }
 
+/** Digit-group separators between digits (1,000 / 1 000 / 1_000) so both spellings compare equal; a plain space is not one. */
+const DIGIT_GROUP = /(?<=\d)[,\u00A0\u202F\u2009_](?=\d{3}(?!\d))/g
+function ungroup(s: string): string {
+  return s.replace(DIGIT_GROUP, '')
+}
+
+/** Lower case, straight quotes, plain dashes, no Markdown emphasis or code marks, ungrouped digits, single spaces. */
 function normaliseForMatch(s: string): string {
-  return s.toLowerCase().replace(/[“”]/g, '"').replace(/[‘’]/g, "'").replace(/\s+/g, ' ').trim()
+  return ungroup(s)
+    .toLowerCase()
+    .replace(/[“”„]/g, '"')
+    .replace(/[‘’‚]/g, "'")
+    .replace(/[‐‑‒–—−]/g, '-')
+    .replace(/…/g, '...')
+    .replace(/[*`]|\\(?=[^\w\s])/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
 }
 
 /**
  * Numbers worth checking: multi-digit numbers, decimals, negative codes and dates/versions kept
- * whole ("2025-03-26", "-32602", "1.5"). Single digits are skipped: they are mostly counts and list
- * markers, which passages rarely spell the same way.
+ * whole ("2025-03-26", "-32602", "1.5", "1,000"). Single digits are skipped: they are mostly counts
+ * and list markers, which passages rarely spell the same way. Tokens are returned as the answer
+ * writes them, so the renderer can find and mark them.
  */
 export function answerNumbers(answer: string): string[] {
   const text = answer.replace(MARKER, ' ').replace(/^\s*\d+[.)]\s/gm, ' ')
   const out = new Set<string>()
-  for (const m of text.matchAll(/(?<![\w.])-?\d+(?:[.:/-]\d+)*(?![\w])/g)) {
+  const re = /(?<![\w.,])-?\d{1,3}(?:[,\u00A0\u202F\u2009_]\d{3})+(?:\.\d+)?(?!\w)|(?<![\w.])-?\d+(?:[.:/-]\d+)*(?!\w)/g
+  for (const m of text.matchAll(re)) {
     const token = m[0]
     if (/^-?\d$/.test(token)) continue
     out.add(token)
@@ -94,15 +116,46 @@ export function answerQuotes(answer: string): string[] {
   return [...out]
 }
 
+const UNITS = ['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine']
+const TEENS = ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen']
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety']
+const NUMBER_WORD = new RegExp(
+  `\\b(?:(${TENS.filter(Boolean).join('|')})(?:[- ](${UNITS.filter(Boolean).join('|')}))?|(${TEENS.join('|')})|(?:a |one )?(hundred|thousand))\\b`,
+  'g',
+)
+
+/** Numbers a passage writes as words ("thirty seconds", "twenty-five"), as digits, so "30" in the answer finds them. */
+function numberWordsAsDigits(hay: string): string {
+  const digits: string[] = []
+  for (const m of hay.matchAll(NUMBER_WORD)) {
+    if (m[1]) digits.push(String(TENS.indexOf(m[1]) * 10 + (m[2] ? UNITS.indexOf(m[2]) : 0)))
+    else if (m[3]) digits.push(String(10 + TEENS.indexOf(m[3])))
+    else if (m[4]) digits.push(m[4] === 'hundred' ? '100' : '1000')
+  }
+  return digits.join(' ')
+}
+
 function haystack(p: PromptPassage): string {
-  return normaliseForMatch([p.text, p.heading, p.path, p.version ?? '', p.kind ?? ''].join('\n'))
+  const hay = normaliseForMatch([p.text, p.heading, p.path, p.version ?? '', p.kind ?? ''].join('\n'))
+  return `${hay}\n${numberWordsAsDigits(hay)}`
 }
 
 function containsNumber(hay: string, token: string): boolean {
   // "32602" must not count as found inside "132602"; a leading minus may be written as a word.
-  const bare = token.replace(/^-/, '')
+  const bare = ungroup(token).replace(/^-/, '')
   const re = new RegExp(`(?<![\\d])${bare.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\d])`)
-  return re.test(hay)
+  if (re.test(hay)) return true
+  // A range ("10-20") the passage may write as "10 to 20": both ends must be there.
+  const range = /^(\d+)[-–](\d+)$/.exec(bare)
+  return range !== null && containsNumber(hay, range[1]!) && containsNumber(hay, range[2]!)
+}
+
+/** A quote is supported when the cited passages contain it; an elided quote ("a ... b") needs each piece. */
+function containsQuote(hay: string, quote: string): boolean {
+  const pieces = normaliseForMatch(quote)
+    .split(/\s*(?:\[\.\.\.\]|\.\.\.)\s*/)
+    .filter((piece) => piece.length > 0)
+  return pieces.length > 0 && pieces.every((piece) => hay.includes(piece))
 }
 
 export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Verification {
@@ -153,7 +206,7 @@ export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Ver
   const citedPassages = passages.filter((p) => cited.includes(p.n) || markers.includes(p.n))
   const hay = citedPassages.map(haystack).join('\n')
   const unsupported_numbers = answerNumbers(normalised.answer).filter((t) => !containsNumber(hay, t))
-  const unsupported_quotes = answerQuotes(normalised.answer).filter((q) => !hay.includes(normaliseForMatch(q)))
+  const unsupported_quotes = answerQuotes(normalised.answer).filter((q) => !containsQuote(hay, q))
   if (citedPassages.length > 0) {
     for (const t of unsupported_numbers)
       warnings.push({ code: 'unsupported_number', message: `The number ${t} does not appear in the cited passages.` })

@@ -88,7 +88,11 @@ export async function generateAnswer(
     return { failed: trace.model_error }
   }
   if (!outcome.v.ok && opts.correctiveRetry) {
-    const problems = outcome.v.problems.map((p) => p.message)
+    // Claims the cited passages do not back go into the same retry: they would otherwise be shown marked unverified.
+    const problems = [
+      ...outcome.v.problems.map((p) => p.message),
+      ...outcome.v.warnings.map((w) => `${w.message} Copy it exactly from a cited passage, or leave it out.`),
+    ]
     if (outcome.res.stopReason === 'maxTokens')
       problems.push('The reply was cut off because it was too long: answer more briefly.')
     try {

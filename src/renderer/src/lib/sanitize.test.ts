@@ -23,6 +23,24 @@ describe('sanitize', () => {
     expect(div.textContent).toContain('not [7].')
   })
 
+  it('marks unverified claims where they appear, not inside citation chips or longer numbers', () => {
+    const html = renderAnswerHtml(
+      'The limit is 45 requests [1], not 145 [12]. Run `docent purge` or "go now" [1].',
+      [cite(1), cite(12)],
+      ['45', '12', 'docent purge', 'go now'],
+    )
+    const div = document.createElement('div')
+    div.innerHTML = html
+    const marks = Array.from(div.querySelectorAll('mark[data-unverified]'))
+    expect(marks.map((m) => m.textContent)).toEqual(['45', 'docent purge', 'go now'])
+    expect(marks.every((m) => m.getAttribute('title')!.includes('not verified'))).toBe(true)
+    expect(div.querySelector('code mark')!.textContent).toBe('docent purge')
+    expect(Array.from(div.querySelectorAll('button.cite-chip')).map((b) => b.textContent)).toEqual(['1', '12', '1'])
+    // Screen readers hear it too.
+    expect(div.querySelectorAll('.visually-hidden')).toHaveLength(3)
+    expect(renderAnswerHtml('Plain 45 [1].', [cite(1)])).not.toContain('<mark')
+  })
+
   it('keeps data: images, drops remote ones, and never leaves a navigable href', () => {
     const html = sanitizeHtml(
       '<img src="data:image/png;base64,iVBORw0KGgo=" alt="ok"><img src="http://x.example/a.png" alt="remote"><a href="https://a.example">web</a><a href="#frag">anchor</a><a href="./other.md">doc</a>',

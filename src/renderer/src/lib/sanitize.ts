@@ -180,9 +180,10 @@ const CITE_MARK = /\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]/g
 /**
  * Renders a verified answer: sanitised Markdown where every `[n]` that names one of the answer's
  * citations becomes a chip button. Chips are built from DOM nodes after sanitising, so a marker
- * can never smuggle markup in.
+ * can never smuggle markup in. `unverified` are the numbers and quotes the cited passages do not
+ * contain (AskResult.unverified_claims): each is marked where it appears, so it never reads as verified.
  */
-export function renderAnswerHtml(answer: string, citations: Citation[]): string {
+export function renderAnswerHtml(answer: string, citations: Citation[], unverified: readonly string[] = []): string {
   const fragment = sanitizeToFragment(markdown.parse(answer) as string)
   const byN = new Map(citations.map((c) => [c.n, c]))
   const doc = fragment.ownerDocument
@@ -218,5 +219,55 @@ export function renderAnswerHtml(answer: string, citations: Citation[]): string 
     out.append(value.slice(last))
     text.replaceWith(out)
   }
+  markUnverified(fragment, unverified)
   return serialise(fragment)
+}
+
+const UNVERIFIED_TITLE = 'Not found in the cited sources: not verified'
+
+/**
+ * Wraps each occurrence of an unverified claim in a `<mark>` (text of chips excluded: "[12]" is a
+ * citation, not the number 12). A claim that starts or ends with a letter or digit must not touch
+ * another one there, so the number 45 is not marked inside 145.
+ */
+function markUnverified(fragment: DocumentFragment, claims: readonly string[]): void {
+  const wanted = [...new Set(claims.map((c) => c.trim()).filter(Boolean))].sort((a, b) => b.length - a.length)
+  if (wanted.length === 0) return
+  const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  const edge = /^[\p{L}\p{N}]/u
+  const pattern = new RegExp(
+    wanted
+      .map((c) => `${edge.test(c) ? '(?<![\\p{L}\\p{N}])' : ''}${escape(c)}${edge.test(c.slice(-1)) ? '(?![\\p{L}\\p{N}])' : ''}`)
+      .join('|'),
+    'gu',
+  )
+  const doc = fragment.ownerDocument
+  const walker = doc.createTreeWalker(fragment, NodeFilter.SHOW_TEXT)
+  const texts: Text[] = []
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if ((n.parentElement?.closest('.cite-chip') ?? null) === null) texts.push(n as Text)
+  }
+  for (const text of texts) {
+    const value = text.data
+    const matches = Array.from(value.matchAll(pattern))
+    if (matches.length === 0) continue
+    const out = doc.createDocumentFragment()
+    let last = 0
+    for (const m of matches) {
+      out.append(value.slice(last, m.index))
+      const mark = doc.createElement('mark')
+      mark.className = 'unverified-claim'
+      mark.setAttribute('data-unverified', '')
+      mark.title = UNVERIFIED_TITLE
+      mark.textContent = m[0]
+      // Screen readers do not announce <mark> or its title; say it in words.
+      const note = doc.createElement('span')
+      note.className = 'visually-hidden'
+      note.textContent = ' (not verified)'
+      out.append(mark, note)
+      last = m.index + m[0].length
+    }
+    out.append(value.slice(last))
+    text.replaceWith(out)
+  }
 }
