@@ -187,6 +187,8 @@ export class Engine {
       signal?: AbortSignal
       onProgress?: (p: ImportProgress) => void
       kinds?: Record<string, string>
+      /** Go on with a sync that removes every document of the collection (ImportOptions.allowEmpty). */
+      allowEmpty?: boolean
     } = {},
   ): Promise<ImportReport> {
     const name = opts.collection ?? folder.split(/[\\/]/).filter(Boolean).at(-1) ?? 'docs'
@@ -208,6 +210,7 @@ export class Engine {
         signal: opts.signal,
         onProgress: opts.onProgress,
         kinds: opts.kinds,
+        allowEmpty: opts.allowEmpty,
       })
       if (embedder && !r.cancelled) {
         // Chunks imported before this model was installed (or whose model is gone) get embedded now.

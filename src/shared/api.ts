@@ -155,8 +155,12 @@ export const SettingsPatch = z
 /** Invokable methods: name -> input and output schemas. */
 export const InvokeMap = {
   'collections.list': { input: z.object({}), output: z.array(CollectionInfo) },
-  'collections.import': { input: z.object({ folder: z.string().min(1).max(4096), collection: Id.optional() }), output: JobRef },
-  'collections.resync': { input: z.object({ collection: Id }), output: JobRef },
+  // allowEmpty: the person confirmed a sync that removes every document (import.done said would_empty_collection).
+  'collections.import': {
+    input: z.object({ folder: z.string().min(1).max(4096), collection: Id.optional(), allowEmpty: z.boolean().optional() }),
+    output: JobRef,
+  },
+  'collections.resync': { input: z.object({ collection: Id, allowEmpty: z.boolean().optional() }), output: JobRef },
   'collections.remove': { input: z.object({ collection: Id }), output: z.object({ removed: z.boolean() }) },
   'collections.failures': { input: z.object({ collection: Id }), output: z.array(FileIssue) },
   'jobs.cancel': { input: JobRef, output: z.object({ cancelled: z.boolean() }) },
@@ -191,7 +195,17 @@ export const InvokeMap = {
 /** Events pushed from the engine to the renderer: name -> payload schema. */
 export const EventMap = {
   'import.progress': ImportJobProgress,
-  'import.done': z.object({ jobId: z.string(), report: ImportReport.nullable(), error: z.string().nullable() }),
+  /**
+   * `code` says why an import was refused when the app can act on it: `would_empty_collection`
+   * (nothing was removed; the folder is empty or not there) asks the person before syncing again
+   * with allowEmpty.
+   */
+  'import.done': z.object({
+    jobId: z.string(),
+    report: ImportReport.nullable(),
+    error: z.string().nullable(),
+    code: z.enum(['would_empty_collection']).optional(),
+  }),
   'ask.event': z.object({ requestId: z.string(), event: AskEvent }),
   /**
    * Exactly once per `ask`, last: after the `final` ask.event (error null), or instead of it when the

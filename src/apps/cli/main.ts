@@ -6,7 +6,8 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Engine } from '../../engine/engine'
 import { SearchMode } from '../../shared/search'
-import type { ImportProgress } from '../../engine/ingest/importer'
+import { ImportRefusedError, type ImportProgress } from '../../engine/ingest/importer'
+import { OUTSIDE_LINK_REASON } from '../../engine/ingest/walk'
 import { loadQuestions } from '../../engine/eval/questions'
 import { evalRetrieval } from '../../engine/eval/retrieval'
 import { formatTable } from './table'
@@ -22,7 +23,7 @@ import { cmdEvalAnswers, cmdEvalCompare } from './eval-answers'
 class UsageError extends Error {}
 
 const USAGE = `Usage:
-  docent ingest <folder> --collection <name> [--data <dir>] [--models <dir>] [--json]
+  docent ingest <folder> --collection <name> [--data <dir>] [--models <dir>] [--json] [--allow-empty]
   docent search "<query>" [--collection <name>] [--version <v>|all|latest|auto] [--mode keyword|vector|hybrid] [--rerank] [-k <n>] [--data <dir>] [--json]
   docent ask "<question>" [--collection <name>] [--version <v>|all|latest|auto] [--data <dir>] [--models <dir>] [--json] [--search-only] [--thread <id>]
   docent collections [--data <dir>] [--json]
@@ -75,7 +76,14 @@ async function cmdIngest(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { collection: { type: 'string' }, data: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      collection: { type: 'string' },
+      data: { type: 'string' },
+      models: { type: 'string' },
+      json: { type: 'boolean' },
+      // A sync that would remove every document (an emptied folder, an unmounted drive) goes on only with this.
+      'allow-empty': { type: 'boolean' },
+    },
   })
   const folder = positionals[0] ?? fail('ingest needs a folder: docent ingest <folder> --collection <name>')
   if (!existsSync(folder) || !statSync(folder).isDirectory())
@@ -86,6 +94,7 @@ async function cmdIngest(argv: string[]): Promise<void> {
   const report = await withEngine(values, (e) =>
     e.ingest(folder, {
       ...(values.collection ? { collection: values.collection } : {}),
+      ...(values['allow-empty'] ? { allowEmpty: true } : {}),
       signal: controller.signal,
       ...(tty ? { onProgress: (p: ImportProgress) => process.stderr.write(progressBar(p)) } : {}),
       // Machine-readable progress for tools and the crash tests: one JSON object per line on stderr.
@@ -93,7 +102,12 @@ async function cmdIngest(argv: string[]): Promise<void> {
         ? { onProgress: (p: ImportProgress) => process.stderr.write(JSON.stringify(p) + '\n') }
         : {}),
     }),
-  )
+  ).catch((err: unknown) => {
+    // Say which flag goes on; the engine's message is shared with the app and MCP, which have none.
+    if (err instanceof ImportRefusedError && err.code === 'would_empty_collection')
+      throw new ImportRefusedError(`${err.message} To empty it, run again with --allow-empty.`, err.code)
+    throw err
+  })
   if (tty) process.stderr.write('\n')
   if (values.json) return out(report)
   const lines = [
@@ -104,6 +118,10 @@ async function cmdIngest(argv: string[]): Promise<void> {
     `  took ${(report.ms / 1000).toFixed(1)} s`,
   ]
   for (const f of report.failed) lines.push(`  failed: ${f.path}: ${f.reason}`)
+  // Named one by one (other skips are only counted): a person should know a link was left out and why.
+  for (const f of report.skipped_files) {
+    if (f.reason === OUTSIDE_LINK_REASON) lines.push(`  skipped: ${f.path}: ${f.reason}`)
+  }
   for (const n of report.notices) lines.push(`  note: ${n}`)
   process.stdout.write(lines.join('\n') + '\n')
 }

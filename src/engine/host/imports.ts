@@ -1,6 +1,7 @@
 import type { ImportReport } from '../../shared/api'
 import { errorMessage } from '../../shared/errors'
 import type { Engine } from '../engine'
+import { ImportRefusedError } from '../ingest/importer'
 import type { JobRegistry } from './jobs'
 import type { ModelUse } from './model-use'
 import type { Emit } from './types'
@@ -47,13 +48,19 @@ export class ImportJobs {
   ) {}
 
   /** Queues an import of `folder` into `collection`; the job id answers at once. */
-  start(folder: string, collection: string, kinds: Record<string, string> | undefined): { jobId: string } {
+  start(
+    folder: string,
+    collection: string,
+    kinds: Record<string, string> | undefined,
+    opts: { allowEmpty?: boolean | undefined } = {},
+  ): { jobId: string } {
     const job = this.jobs.claim('import', collection)
     job.root = folder
     const { signal } = job.controller
     const run = async (): Promise<void> => {
       let report: ImportReport | null = null
       let error: string | null = null
+      let code: 'would_empty_collection' | undefined
       try {
         report = signal.aborted
           ? emptyReport(collection, folder, 'Import cancelled before it started.')
@@ -63,14 +70,17 @@ export class ImportJobs {
                 signal,
                 onProgress: (p) => this.emit('import.progress', { ...p, jobId: job.id }),
                 kinds,
+                allowEmpty: opts.allowEmpty,
               }),
             )
       } catch (err) {
         error = errorMessage(err)
+        // The one refusal the app asks the person about (then re-syncs with allowEmpty).
+        if (err instanceof ImportRefusedError && err.code === 'would_empty_collection') code = err.code
       } finally {
         this.jobs.release(job)
         // The final event, whatever happened above: the renderer waits for exactly this.
-        this.emit('import.done', { jobId: job.id, report, error })
+        this.emit('import.done', { jobId: job.id, report, error, ...(code ? { code } : {}) })
         if (report && !(report.cancelled && report.imported === 0)) this.emit('collections.changed', { collection })
         if (report && !report.cancelled) void this.follow(collection)
       }

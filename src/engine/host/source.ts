@@ -1,6 +1,9 @@
-import { open, realpath } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Engine } from '../engine'
+import { vetDocxZip } from '../ingest/parsers/docx'
+import { SUPPORTED_EXTENSIONS } from '../ingest/parsers/index'
 import type { SourceView } from '../../shared/api'
 
 /**
@@ -66,28 +69,59 @@ export function formatOf(relativePath: string): Format {
   return 'text'
 }
 
-/** Reads a regular file up to `max` bytes, through one file handle (no check-then-open race on the type). */
-async function readBounded(file: string, max: number): Promise<Buffer> {
-  const fh = await open(file, 'r')
+// O_NONBLOCK: a file swapped for a FIFO must not hang the engine on open; it is refused right after.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
+
+/**
+ * Reads a regular file up to `max` bytes through one file handle: the handle must be a regular
+ * file and the very file `real` names (device and inode), so a swap between resolving the path and
+ * opening it cannot make Docent read something else; never more than `max` + 1 bytes are read.
+ */
+async function readBounded(real: string, max: number): Promise<Buffer> {
+  const fh = await open(real, OPEN_FLAGS)
   try {
     const st = await fh.stat()
     if (!st.isFile()) throw new SourceError('This source is not a regular file.', 'forbidden')
-    if (st.size > max)
-      throw new SourceError(
-        `This document is too large to show here (${Math.round(st.size / MB)} MB); open it in its app.`,
-        'failed',
-      )
-    return await fh.readFile()
+    const named = await stat(real)
+    if (named.dev !== st.dev || named.ino !== st.ino)
+      throw new SourceError('This document changed while it was being opened; try again.', 'failed')
+    const tooLarge = (size: number) =>
+      new SourceError(`This document is too large to show here (${Math.round(size / MB)} MB); open it in its app.`, 'failed')
+    if (st.size > max) throw tooLarge(st.size)
+    const buf = Buffer.alloc(st.size + 1)
+    let n = 0
+    while (n < buf.length) {
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, n)
+      if (bytesRead === 0) break
+      n += bytesRead
+    }
+    if (n > max) throw tooLarge(n)
+    return buf.subarray(0, n)
   } finally {
     await fh.close()
   }
 }
 
-/** The on-disk path of an indexed chunk's document, checked to be inside its collection root. */
+function hasSupportedExtension(file: string): boolean {
+  return SUPPORTED_EXTENSIONS.includes(path.extname(file).toLowerCase())
+}
+
+/**
+ * The path to hand the OS for "Open in its app": only a regular file inside its collection root
+ * with a type Docent imports, and the joined path (root + stored path), never a link's target: the
+ * OS opens what it is given with the app for its type, so a document that is really a link to a
+ * script or an app elsewhere must not be opened at all.
+ */
 export async function indexedDocumentPath(engine: Engine, chunkId: string): Promise<string> {
   const src = await engine.chunkSource(chunkId)
   if (!src) throw new SourceError('That passage is not in the index.', 'not_found')
-  return resolveInsideRoot(src.root, src.path)
+  const real = await resolveInsideRoot(src.root, src.path)
+  const st = await stat(real).catch(() => null)
+  if (!st?.isFile()) throw new SourceError('This source is not a regular file; it was not opened.', 'forbidden')
+  // Both names must be of a type Docent imports: a link named notes.txt leading to run.command is refused.
+  if (!hasSupportedExtension(src.path) || !hasSupportedExtension(real))
+    throw new SourceError('This source is not a document type Docent opens; it was not opened.', 'forbidden')
+  return path.join(await realpath(src.root), ...src.path.split(/[\\/]/))
 }
 
 export async function openSource(engine: Engine, chunkId: string): Promise<SourceView> {
@@ -102,6 +136,13 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
   } else if (format === 'docx') {
     // Shown as HTML (the renderer sanitizes it, as for every HTML source).
     const bytes = await readBounded(file, MAX_DOCX_BYTES)
+    // The same zip-bomb and size checks as at import, before mammoth unpacks anything: the file
+    // may have changed since it was imported.
+    try {
+      await vetDocxZip(bytes)
+    } catch (err) {
+      throw new SourceError(`This document cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
+    }
     const mammoth = await import('mammoth')
     content = (await mammoth.convertToHtml({ buffer: bytes })).value
   } else {

@@ -14,7 +14,7 @@ export function collectionsHandlers({ engine, jobs, imports, emit }: HostDeps): 
   return {
     'collections.list': async () => engine.collections(),
 
-    'collections.import': async ({ folder, collection }) => {
+    'collections.import': async ({ folder, collection, allowEmpty }) => {
       if (!path.isAbsolute(folder)) throw new HostError('The folder must be an absolute path.', ErrorCode.invalidInput)
       const root = path.resolve(folder)
       const st = await stat(root).catch(() => null)
@@ -32,7 +32,7 @@ export function collectionsHandlers({ engine, jobs, imports, emit }: HostDeps): 
         const existing = await engine.collectionRoot(id)
         // A queued import has not written its collection row yet: it holds the name too.
         const holder = existing?.root ?? jobs.importsOf(id)[0]?.root
-        if (holder === undefined || path.resolve(holder) === root) return imports.start(root, id, existing?.kinds)
+        if (holder === undefined || path.resolve(holder) === root) return imports.start(root, id, existing?.kinds, { allowEmpty })
         if (collection !== undefined) {
           throw new HostError(
             `The collection "${id}" already holds ${holder}; choose another name or remove it first.`,
@@ -43,10 +43,10 @@ export function collectionsHandlers({ engine, jobs, imports, emit }: HostDeps): 
       }
     },
 
-    'collections.resync': async ({ collection }) => {
+    'collections.resync': async ({ collection, allowEmpty }) => {
       const existing = await engine.collectionRoot(collection)
       if (!existing) throw new HostError(`There is no collection "${collection}".`, ErrorCode.notFound)
-      return imports.start(existing.root, collection, existing.kinds)
+      return imports.start(existing.root, collection, existing.kinds, { allowEmpty })
     },
 
     'collections.remove': async ({ collection }) => {

@@ -21,9 +21,7 @@ import { ParseError, type ParsedDocument } from '../types'
 export const DEFAULT_PARSE_TIMEOUT_MS = 120_000
 
 type FromWorker =
-  | { type: 'ready' }
-  | { type: 'result'; id: number; doc: ParsedDocument }
-  | { type: 'error'; id: number; message: string }
+  { type: 'ready' } | { type: 'result'; id: number; doc: ParsedDocument } | { type: 'error'; id: number; message: string }
 
 interface Task {
   id: number
@@ -166,7 +164,7 @@ export class ParsePool {
   }
 
   private onMessage(worker: Worker, m: FromWorker): void {
-    if (worker !== this.worker || m.type === 'ready') return
+    if (worker !== this.worker || (m.type !== 'result' && m.type !== 'error')) return
     const task = this.current
     if (!task || task.id !== m.id) return
     if (m.type === 'result') this.finish(task, () => task.resolve(m.doc))

@@ -32,7 +32,8 @@ export async function readInsideRoot(root: string, file: string, cap: number): P
     // The path could have been swapped between open and realpath: the file opened must be the one
     // the real path names now.
     const atReal = await stat(real)
-    if (atReal.dev !== st.dev || atReal.ino !== st.ino) throw new Refused('the file changed while it was being read; import again')
+    if (atReal.dev !== st.dev || atReal.ino !== st.ino)
+      throw new Refused('the file changed while it was being read; import again')
     if (st.size > cap) throw new Refused(`larger than the ${formatBytes(cap)} limit for this type (${formatBytes(st.size)})`)
     // One byte over the cap tells a file that grew past it from one that fits exactly.
     // Not from the shared pool: the bytes are handed over (transferred) to the parse worker.
@@ -60,9 +61,7 @@ export type ReadResult =
 export async function readPlanned(root: string, item: PlannedFile, timer: StageTimer): Promise<ReadResult> {
   let bytes: Uint8Array
   try {
-    bytes = await timer.time('read', () =>
-      readInsideRoot(root, item.file.absolutePath, maxBytesFor(item.file.relativePath)),
-    )
+    bytes = await timer.time('read', () => readInsideRoot(root, item.file.absolutePath, maxBytesFor(item.file.relativePath)))
   } catch (err) {
     return { status: 'unreadable', reason: err instanceof Refused ? err.message : describeFsError(err) }
   }

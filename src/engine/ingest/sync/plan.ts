@@ -2,14 +2,7 @@ import type { Db } from '../../store/db'
 import { documentId } from '../../store/ids'
 import { documentStates, type DocumentState } from '../../store/writer'
 import { parserFor } from '../parsers/index'
-import {
-  normaliseRelativePaths,
-  OUTSIDE_LINK_REASON,
-  walkFolder,
-  walkPaths,
-  type WalkFile,
-  type WalkResult,
-} from '../walk'
+import { normaliseRelativePaths, OUTSIDE_LINK_REASON, walkFolder, walkPaths, type WalkFile, type WalkResult } from '../walk'
 import type { StageTimer } from './timings'
 
 const MB = 1024 * 1024

@@ -218,7 +218,11 @@ function ImportSummary({ job }: { job: ImportJob }) {
   const r = job.report
   let text: string
   let ok = true
-  if (job.error) {
+  if (job.heldBack) {
+    // The engine removed nothing; the confirm dialog (stores/library.ts) asks whether to go on.
+    text = 'Nothing was removed: the folder is empty or not there (a drive not connected, or the folder moved?).'
+    ok = false
+  } else if (job.error) {
     text = `Import failed: ${job.error}`
     ok = false
   } else if (!r) text = 'Import finished.'

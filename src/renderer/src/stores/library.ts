@@ -2,6 +2,7 @@ import { create } from 'zustand'
 import type { CollectionInfo, EventPayload, FileIssue, ImportProgress, ImportReport } from '../../../shared/api'
 import { call, errorMessage } from '../docent'
 import { useNav } from './nav'
+import { plural } from '../lib/format'
 
 /** Collections, running import jobs with their progress, and the files that failed and why. */
 
@@ -19,6 +20,8 @@ export interface ImportJob {
   cancelling: boolean
   report: ImportReport | null
   error: string | null
+  /** The engine held the sync back because it would remove every document (import.done code). */
+  heldBack?: boolean
 }
 
 interface LibraryState {
@@ -31,8 +34,11 @@ interface LibraryState {
   /** The last finished import's report per collection (failed + skipped files, counts). */
   lastReports: Record<string, ImportReport>
   refresh(): Promise<void>
-  importFolder(folder: string): Promise<string | null>
-  resync(collection: string): Promise<void>
+  importFolder(folder: string, opts?: { allowEmpty?: boolean }): Promise<string | null>
+  /** allowEmpty: the person confirmed a sync that removes every document of the collection. */
+  resync(collection: string, opts?: { allowEmpty?: boolean }): Promise<void>
+  /** Asks whether to go on with a sync the engine held back because it would empty the collection. */
+  confirmEmpty(job: ImportJob): Promise<void>
   remove(collection: string): Promise<boolean>
   cancel(jobId: string): Promise<void>
   loadFailures(collection: string): Promise<void>
@@ -62,9 +68,9 @@ export const useLibrary = create<LibraryState>()((set, get) => ({
     }
   },
 
-  importFolder: async (folder) => {
+  importFolder: async (folder, opts) => {
     try {
-      const { jobId } = await call('collections.import', { folder })
+      const { jobId } = await call('collections.import', { folder, ...(opts?.allowEmpty ? { allowEmpty: true } : {}) })
       set((s) => ({
         jobs: {
           ...s.jobs,
@@ -90,10 +96,10 @@ export const useLibrary = create<LibraryState>()((set, get) => ({
     }
   },
 
-  resync: async (collection) => {
+  resync: async (collection, opts) => {
     const root = get().collections.find((c) => c.id === collection)?.root ?? collection
     try {
-      const { jobId } = await call('collections.resync', { collection })
+      const { jobId } = await call('collections.resync', { collection, ...(opts?.allowEmpty ? { allowEmpty: true } : {}) })
       set((s) => ({
         jobs: {
           ...s.jobs,
@@ -197,6 +203,7 @@ export const useLibrary = create<LibraryState>()((set, get) => ({
         cancelling: false,
         report: d.report,
         error: d.error,
+        heldBack: d.code === 'would_empty_collection',
       }
       const lastReports = d.report && collection ? { ...s.lastReports, [collection]: d.report } : s.lastReports
       return { jobs: { ...s.jobs, [d.jobId]: job }, lastReports }
@@ -204,7 +211,30 @@ export const useLibrary = create<LibraryState>()((set, get) => ({
     const collection = d.report?.collection ?? get().jobs[d.jobId]?.collection
     void get().refresh()
     if (collection) void get().loadFailures(collection)
-    if (d.error) useNav.getState().notify(`Import failed: ${d.error}`, 'error')
+    const job = get().jobs[d.jobId]
+    // Not a failure to report but a question: an unmounted drive looks just like an emptied folder.
+    if (job?.heldBack) void get().confirmEmpty(job)
+    else if (d.error) useNav.getState().notify(`Import failed: ${d.error}`, 'error')
+  },
+
+  confirmEmpty: async (job) => {
+    const c = job.collection ? get().collections.find((x) => x.id === job.collection) : undefined
+    const name = job.collection ?? job.folder
+    const ok = await useNav.getState().ask({
+      title: `Empty “${name}”?`,
+      body:
+        `${c?.root ?? job.folder} has none of the ${c ? plural(c.documents, 'document') : 'documents'} Docent indexed from it. ` +
+        'If a drive is not connected or the folder moved, cancel: nothing has been removed. ' +
+        'Go on only if the folder really is empty now: every document of this collection will be removed from the index.',
+      confirmLabel: 'Remove all documents',
+      danger: true,
+    })
+    if (!ok) {
+      useNav.getState().notify(`Nothing was removed from ${name}.`)
+      return
+    }
+    if (job.collection) await get().resync(job.collection, { allowEmpty: true })
+    else await get().importFolder(job.folder, { allowEmpty: true })
   },
 }))
 
