@@ -1,0 +1,30 @@
+import { BroadcastChannel, parentPort, threadId } from 'node:worker_threads'
+import { parseFile } from './index'
+
+/**
+ * A parse worker for tests (worker-pool.ts protocol): files whose name contains "hang" never
+ * finish parsing, as a hostile PDF or a pathological Markdown file would not: a synchronous loop
+ * that only terminating the thread ends. Every other file is parsed for real. Each parse is
+ * announced on a broadcast channel with the worker's thread id, so a test can see the spin
+ * start and a fresh worker take the next file.
+ */
+// The channel's name is repeated in worker-pool.test.ts: importing this module outside a worker would run it.
+
+const port = parentPort!
+const log = new BroadcastChannel('docent-test-parse-log')
+
+port.on('message', async (m: { type: 'parse'; id: number; bytes: Uint8Array; relativePath: string }) => {
+  log.postMessage({ relativePath: m.relativePath, threadId })
+  if (m.relativePath.includes('hang')) {
+    for (;;) {
+      // Spin: nothing but terminate() stops this.
+    }
+  }
+  try {
+    port.postMessage({ type: 'result', id: m.id, doc: await parseFile(m.bytes, m.relativePath) })
+  } catch (err) {
+    port.postMessage({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) })
+  }
+})
+
+port.postMessage({ type: 'ready' })
