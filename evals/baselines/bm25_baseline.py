@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Plain BM25 retrieval baseline over a folder of Markdown/MDX docs.
+"""Plain BM25 retrieval baseline over a folder of documents (Markdown/MDX, HTML, DOCX, PDF).
 
 Reference point for Docent's Postgres-based keyword retriever: same questions file, same hit rule,
 no Docent code involved.
 
 Pipeline
-  1. Walk the corpus for *.md / *.mdx (sorted), drop YAML front matter (its `title` becomes the
-     page title) and MDX `import` / `export` lines (outside code fences).
+  1. Walk the corpus (sorted) for *.md / *.mdx, drop YAML front matter (its `title` becomes the
+     page title) and MDX `import` / `export` lines (outside code fences). HTML and DOCX files are
+     converted to Markdown with pandoc (`pandoc -t gfm`) and split the same way, at every heading
+     level (their headings are the only structure they have). PDF files are read with pdftotext,
+     one section per page, carrying its page number (no breadcrumb).
   2. Split each file into heading-level sections: a section is the text under a `#`, `##` or `###`
      heading up to the next heading of any of those levels; `####` and deeper stay inside the
      section; lines inside fenced code blocks are never headings. Text before the first heading is
@@ -20,16 +23,22 @@ Pipeline
      with a `version` only ranks sections whose path has that version segment or no version
      segment at all (a version segment matches ^\\d{4}-\\d{2}-\\d{2}$, ^v?\\d+(\\.\\d+)+$ or is
      draft/next/latest); `version: null` ranks everything.
+     With --scope named, a question whose `version` is null but whose text names a release
+     (`named_version`, written by the question author) ranks that release only: the scope a
+     reader of the question would pick, given to the baseline without any detection code.
   5. Hit rule (the questions.jsonl contract): a retrieved section is a hit for a gold entry when its
      path equals the gold path and its breadcrumb contains the gold heading as one of its elements
-     (or the gold heading is "", which accepts any section of that path). With --substring-match
+     (or the gold heading is "", which accepts any section of that path), and, when the gold entry
+     has a page, the section is that page. With --substring-match
      the breadcrumb, joined with " > ", need only contain the heading as a substring.
   6. Over answerable questions: recall@k = share of questions with a hit in the top k;
      MRR = mean of 1/rank of the first hit (0 when none in the ranking).
 
 Usage
   python3 evals/baselines/bm25_baseline.py --corpus /work/shared/corpora/mcp-docs \
-      --questions evals/datasets/mcp-docs/questions.jsonl --json out.json [--verbose]
+      --questions evals/datasets/mcp-docs/questions.jsonl --json out.json [--verbose] [--scope named]
+  python3 evals/baselines/bm25_baseline.py --corpus /tmp/docent-corpora/pkg-docs \
+      --questions evals/datasets/pkg-docs/questions.jsonl      (needs pandoc and pdftotext)
 """
 from __future__ import annotations
 
@@ -38,6 +47,7 @@ import html
 import json
 import os
 import re
+import subprocess
 import sys
 from dataclasses import dataclass
 
@@ -67,7 +77,7 @@ def path_version(rel_path: str) -> str | None:
 # ----------------------------------------------------------------------------- parsing
 
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-HEADING = re.compile(r"^(#{1,3})\s+(.*?)\s*#*\s*$")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 MDX_IMPORT_EXPORT = re.compile(r"^(import|export)\s")
 
 
@@ -82,6 +92,7 @@ def plain_heading(text: str) -> str:
     t = re.sub(r"(\*\*|__)(.+?)\1", r"\2", t)
     t = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?!\w)", r"\1", t)
     t = re.sub(r"(?<![\w_])_(?!\s)(.+?)(?<!\s)_(?![\w])", r"\1", t)
+    t = re.sub(r"\\([\\`*_{}\[\]()#+\-.!<>|~])", r"\1", t)  # Markdown escapes (pandoc writes \[ for [)
     return re.sub(r"\s+", " ", t).strip()
 
 
@@ -110,9 +121,10 @@ class Section:
     version: str | None
     breadcrumb: list[str]
     text: str  # body text (without the heading line)
+    page: int | None = None  # PDF page number, else None
 
 
-def parse_sections(rel_path: str, raw: str, strip_markup: bool = False) -> list[Section]:
+def parse_sections(rel_path: str, raw: str, strip_markup: bool = False, max_level: int = 3) -> list[Section]:
     meta, body = split_front_matter(raw)
     title = plain_heading(meta.get("title", "")) or None
     version = path_version(rel_path)
@@ -151,7 +163,7 @@ def parse_sections(rel_path: str, raw: str, strip_markup: bool = False) -> list[
             if MDX_IMPORT_EXPORT.match(line):
                 continue
             h = HEADING.match(line.rstrip("\r\n"))
-            if h:
+            if h and len(h.group(1)) <= max_level:
                 flush()
                 level = len(h.group(1))
                 while stack and stack[-1][0] >= level:
@@ -163,17 +175,39 @@ def parse_sections(rel_path: str, raw: str, strip_markup: bool = False) -> list[
     return sections
 
 
+def pdf_pages(rel_path: str, full: str) -> list[Section]:
+    """One section per PDF page (pdftotext separates pages with form feeds)."""
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", full, "-"], check=True, capture_output=True).stdout
+    pages = text.decode("utf-8", errors="replace").split("\f")
+    version = path_version(rel_path)
+    return [Section(rel_path, version, [], p.strip(), i + 1) for i, p in enumerate(pages) if p.strip()]
+
+
+def converted_sections(rel_path: str, full: str, fmt: str, strip_markup: bool) -> list[Section]:
+    """HTML/DOCX through pandoc to Markdown, split at every heading level."""
+    md = subprocess.run(
+        ["pandoc", "-f", fmt, "-t", "gfm", "--wrap=none", full], check=True, capture_output=True
+    ).stdout.decode("utf-8", errors="replace")
+    return parse_sections(rel_path, md, True if fmt == "html" else strip_markup, max_level=6)
+
+
 def load_corpus(corpus: str, strip_markup: bool = False) -> list[Section]:
     out: list[Section] = []
     for root, dirs, files in os.walk(corpus):
         dirs.sort()
         for name in sorted(files):
-            if not (name.endswith(".md") or name.endswith(".mdx")):
-                continue
             full = os.path.join(root, name)
             rel = os.path.relpath(full, corpus).replace(os.sep, "/")
-            with open(full, encoding="utf-8", errors="replace") as fh:
-                out.extend(parse_sections(rel, fh.read(), strip_markup))
+            lower = name.lower()
+            if lower.endswith(".md") or lower.endswith(".mdx"):
+                with open(full, encoding="utf-8", errors="replace") as fh:
+                    out.extend(parse_sections(rel, fh.read(), strip_markup))
+            elif lower.endswith(".pdf"):
+                out.extend(pdf_pages(rel, full))
+            elif lower.endswith(".html") or lower.endswith(".htm"):
+                out.extend(converted_sections(rel, full, "html", strip_markup))
+            elif lower.endswith(".docx"):
+                out.extend(converted_sections(rel, full, "docx", strip_markup))
     return out
 
 
@@ -212,6 +246,8 @@ def is_hit(sec: Section, gold: list[dict], substring: bool) -> bool:
     for g in gold:
         if sec.path != g["path"]:
             continue
+        if g.get("page") is not None and sec.page != g["page"]:
+            continue
         heading = g["heading"]
         if heading == "":
             return True
@@ -224,10 +260,10 @@ def is_hit(sec: Section, gold: list[dict], substring: bool) -> bool:
 
 
 def evaluate(corpus: str, questions_path: str, k1: float, b: float, substring: bool, strip_markup: bool,
-             verbose: bool) -> dict:
+             verbose: bool, scope: str = "field") -> dict:
     sections = load_corpus(corpus, strip_markup)
     if not sections:
-        raise SystemExit(f"no .md/.mdx sections found under {corpus}")
+        raise SystemExit(f"no sections found under {corpus}")
     docs = [tokenize(" ".join(s.breadcrumb) + "\n" + s.text) for s in sections]
     bm25 = BM25Okapi(docs, k1=k1, b=b)
     versions = np.array([s.version or "" for s in sections], dtype=object)
@@ -249,8 +285,9 @@ def evaluate(corpus: str, questions_path: str, k1: float, b: float, substring: b
         if not q.get("answerable"):
             continue
         scores = bm25.get_scores(tokenize(q["question"]))
-        if q.get("version"):
-            in_scope = unversioned | (versions == q["version"])
+        version = q.get("version") or (q.get("named_version") if scope == "named" else None)
+        if version:
+            in_scope = unversioned | (versions == version)
         else:
             in_scope = np.ones(len(sections), dtype=bool)
         idx = np.nonzero(in_scope)[0]
@@ -268,6 +305,7 @@ def evaluate(corpus: str, questions_path: str, k1: float, b: float, substring: b
     ranks = [p["first_hit_rank"] for p in per_question]
     result = {
         "mode": "bm25-baseline",
+        "scope": scope,
         "questions": len(questions),
         "answerable": m,
         "recall_at_5": round(sum(1 for r in ranks if r is not None and r <= 5) / m, 4) if m else 0.0,
@@ -276,7 +314,7 @@ def evaluate(corpus: str, questions_path: str, k1: float, b: float, substring: b
         "per_question": per_question,
     }
 
-    print(f"corpus: {corpus}  sections indexed: {len(sections)}  (k1={k1}, b={b}"
+    print(f"corpus: {corpus}  sections indexed: {len(sections)}  (k1={k1}, b={b}, scope from {scope}"
           f"{', substring match' if substring else ''}{', html stripped' if strip_markup else ''})")
     if unreachable:
         print(f"warning: {len(unreachable)} gold entr{'y' if len(unreachable) == 1 else 'ies'} match no indexed section:")
@@ -286,7 +324,7 @@ def evaluate(corpus: str, questions_path: str, k1: float, b: float, substring: b
         print()
         print(f"{'id':<5} {'kind':<17} {'version':<11} {'rank':>5}  top-1 section")
         for q, first, top in rows:
-            top_s = f"{top.path} :: {' > '.join(top.breadcrumb)}" if top else "-"
+            top_s = f"{top.path} :: {' > '.join(top.breadcrumb)}{f' p.{top.page}' if top and top.page else ''}" if top else "-"
             print(f"{q['id']:<5} {q['kind']:<17} {str(q.get('version')):<11} {str(first or '-'):>5}  {top_s[:110]}")
     # By kind
     by_kind: dict[str, list] = {}
@@ -318,10 +356,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strip-html", action="store_true",
                     help="remove HTML tags and decode entities in section text before indexing")
     ap.add_argument("--verbose", "-v", action="store_true", help="print the rank and top-1 section per question")
+    ap.add_argument("--scope", choices=["field", "named"], default="field",
+                    help="version scope: the question's `version` field only (default), or also its `named_version`")
     args = ap.parse_args(argv)
 
     result = evaluate(args.corpus, args.questions, args.k1, args.b, args.substring_match, args.strip_html,
-                      args.verbose)
+                      args.verbose, args.scope)
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=2)
