@@ -1,16 +1,25 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
-import { goldenQuestions, mcpCorpus, tempDir } from '../../test-support/paths'
+import { goldenQuestions, mcpCorpus, repoRoot, tempDir } from '../../test-support/paths'
 import { loadQuestions } from './questions'
 import { evalRetrieval } from './retrieval'
 
 /**
- * The retrieval eval as a CI gate: the MCP docs corpus, the golden questions, keyword mode (no
- * model needed). Thresholds sit just under what was measured (recall@10 0.786, MRR 0.616 on
- * 42 answerable questions), so a change that loses even one question fails here.
+ * The retrieval eval as a CI gate: the MCP docs corpus, keyword mode (no model needed), two
+ * question sets: the golden questions and questions written the way people ask (versions named in
+ * the text, typos, long context). Each threshold sits half a question under what was measured
+ * (recall@10: (hits - 0.5) / answerable; MRR: measured - 0.5 / answerable), so a change that loses
+ * even one question, or moves one first hit from rank 1 to 3, fails here.
  */
-const GATE = { recall_at_10: 0.76, mrr: 0.59 }
+const peopleQuestions = path.join(repoRoot, 'evals/datasets/mcp-docs-people/questions.jsonl')
+const SETS = [
+  // Measured here (no models installed, so chunks are cut by the approximate token counter):
+  // recall@10 35/42 = 0.8333, MRR 0.6796.
+  { name: 'golden', file: goldenQuestions, minQuestions: 40, recall_at_10: 34.5 / 42, mrr: 0.6796 - 0.5 / 42 },
+  // Measured here: recall@10 36/44 = 0.8182, MRR 0.6674.
+  { name: 'people', file: peopleQuestions, minQuestions: 40, recall_at_10: 35.5 / 44, mrr: 0.6674 - 0.5 / 44 },
+]
 
 describe('retrieval eval gate (keyword, MCP docs)', () => {
   let engine: Engine
@@ -28,14 +37,16 @@ describe('retrieval eval gate (keyword, MCP docs)', () => {
     await cleanup?.()
   })
 
-  it(`keeps recall@10 >= ${GATE.recall_at_10} and MRR >= ${GATE.mrr}`, async () => {
-    const questions = await loadQuestions(goldenQuestions)
-    expect(questions.length).toBeGreaterThanOrEqual(40)
-    const r = await evalRetrieval(engine, questions, { collection: 'mcp', mode: 'keyword', rerank: false })
-    console.log(`keyword: recall@5 ${r.recall_at_5} recall@10 ${r.recall_at_10} MRR ${r.mrr} (p50 ${r.p50_ms} ms)`)
-    expect(r.recall_at_10).toBeGreaterThanOrEqual(GATE.recall_at_10)
-    expect(r.mrr).toBeGreaterThanOrEqual(GATE.mrr)
-  })
+  for (const set of SETS) {
+    it(`${set.name} questions: recall@10 >= ${set.recall_at_10.toFixed(4)} and MRR >= ${set.mrr.toFixed(4)}`, async () => {
+      const questions = await loadQuestions(set.file)
+      expect(questions.length).toBeGreaterThanOrEqual(set.minQuestions)
+      const r = await evalRetrieval(engine, questions, { collection: 'mcp', mode: 'keyword', rerank: false })
+      console.log(`${set.name} keyword: recall@5 ${r.recall_at_5} recall@10 ${r.recall_at_10} MRR ${r.mrr} (p50 ${r.p50_ms} ms)`)
+      expect(r.recall_at_10).toBeGreaterThanOrEqual(set.recall_at_10)
+      expect(r.mrr).toBeGreaterThanOrEqual(set.mrr)
+    })
+  }
 
   it('answers exact-token questions at rank 1-3 (tokens matched as written)', async () => {
     const questions = (await loadQuestions(goldenQuestions)).filter((q) => q.kind === 'exact-token')
