@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 
-/** The evaluation question format (DESIGN.md "Evaluation questions"); other tools write these files. */
+/** The evaluation question format (docs/contracts.md, "Evaluation questions"); other tools write these files. */
 export const GoldRef = z.object({
   path: z.string().min(1),
   heading: z.string(),

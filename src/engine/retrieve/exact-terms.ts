@@ -2,7 +2,7 @@
  * Exact tokens: identifiers that a stemmer or word splitter would break (`tools/call`, `-32602`,
  * `E-04`, `Mcp-Session-Id`, `listChanged`, `x.y_z`). They are extracted by this one function at
  * index time (stored verbatim in chunks.exact_terms) and at query time, so both sides always
- * tokenise them the same way (seed 002: "the BM25 tokenizer must treat them the same way").
+ * tokenise them the same way (docs/lessons.md, "Hybrid retrieval and exact tokens").
  */
 
 // Alphanumeric runs joined by / - _ . : (at least one joiner), e.g. tools/call, E-04, 2025-03-26.

@@ -5,7 +5,7 @@ import { type ResolvedScope, scopeSql } from './scope'
 /**
  * Keyword retrieval: the GIN full-text index finds candidates, and the candidates are ranked by
  * Okapi BM25 with IDF from term statistics kept in the store. Postgres' own ts_rank is not used:
- * measured on the MCP docs it found the right section far less often than BM25 (DESIGN.md,
+ * measured on the MCP docs it found the right section far less often than BM25 (docs/lessons.md,
  * docs/adr/0002). Breadcrumb occurrences (weight A) count double (a BM25F-style boost).
  *
  * Two statements: the first turns the query into lexemes with their IDF (a handful of rows), the
