@@ -17,7 +17,8 @@ import { cmdEvalAnswers, cmdEvalCompare } from './eval-answers'
 
 /**
  * `docent` command line. Contract (docs/contracts.md, "CLI"): with --json, stdout is exactly one
- * JSON document; * a failed command exits non-zero with one line on stderr saying what went wrong and what to do.
+ * JSON document; a failed command exits non-zero with one line on stderr saying what went wrong
+ * and what to do.
  */
 
 class UsageError extends Error {}
