@@ -48,3 +48,16 @@ export function realEngineClient(dataDir: string, modelsDir: string, opts: { wat
   })
   return { client, rec }
 }
+
+/**
+ * How the client reports a job whose engine process was SIGKILLed (node-spawner's exit detail in
+ * the job's final error): a fault test checks for it to know its kill landed while the job ran.
+ */
+export const KILLED_BY_SIGKILL = /killed by SIGKILL/
+
+/** SIGKILLs the engine process behind `client`; throws when there is no process to kill. */
+export function killEngine(client: { readonly pid: number | undefined }): void {
+  const pid = client.pid
+  if (pid === undefined) throw new Error('no engine process to kill')
+  if (!process.kill(pid, 'SIGKILL')) throw new Error(`could not SIGKILL the engine process ${pid}`)
+}

@@ -7,12 +7,21 @@ import { repoRoot } from './paths'
  * Runs a real `docent ingest` in a child process and SIGKILLs it `delayMs` after it has written
  * `killAfterDocs` documents (read from its JSON-lines progress on stderr). Progress arrives
  * between write batches; the delay puts the kill anywhere: mid-embedding, mid-transaction.
- * Resolves with the progress seen and whether the kill happened (the import may finish first).
+ * Resolves with the progress seen and how the child ended: `killed` only when this kill was sent
+ * and the child died of SIGKILL (the import may finish first; a test must then fail, not pass).
  */
 export function ingestAndKill(
   folder: string,
   opts: { data: string; models: string; collection: string; killAfterDocs: number; delayMs?: number },
-): Promise<{ killed: boolean; last: ImportProgress | null; progress: ImportProgress[] }> {
+): Promise<{
+  killed: boolean
+  signal: NodeJS.Signals | null
+  code: number | null
+  /** The last progress line before the kill was sent. */
+  atKill: ImportProgress | null
+  last: ImportProgress | null
+  progress: ImportProgress[]
+}> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -36,6 +45,8 @@ export function ingestAndKill(
     let stderr = ''
     const progress: ImportProgress[] = []
     let armed = false
+    let sent = false
+    let atKill: ImportProgress | null = null
     child.stderr.on('data', (d: Buffer) => {
       buffer += d.toString()
       const lines = buffer.split('\n')
@@ -51,13 +62,18 @@ export function ingestAndKill(
         progress.push(p)
         if (!armed && p.imported >= opts.killAfterDocs) {
           armed = true
-          setTimeout(() => child.kill('SIGKILL'), opts.delayMs ?? 0)
+          setTimeout(() => {
+            if (child.exitCode !== null || child.signalCode !== null) return
+            atKill = progress.at(-1) ?? null
+            sent = child.kill('SIGKILL')
+          }, opts.delayMs ?? 0)
         }
       }
     })
     child.on('error', reject)
     child.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL' || code === 0) resolve({ killed: signal === 'SIGKILL', last: progress.at(-1) ?? null, progress })
+      if (signal === 'SIGKILL' || code === 0)
+        resolve({ killed: sent && signal === 'SIGKILL', signal, code, atKill, last: progress.at(-1) ?? null, progress })
       else reject(new Error(`ingest exited with ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`))
     })
   })

@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { tempDir } from '../../test-support/paths'
@@ -21,6 +22,12 @@ describe('bad-input corpus', () => {
     const data = await tempDir('docent-bad-input-db-')
     cleanups.push(corpus.cleanup, data.cleanup)
     const inputs = await writeBadInputCorpus(corpus.dir)
+    // The hostile inputs are really there, as written: a refusal below is a refusal of them.
+    const hostile = inputs.filter((i) => !i.expect.imported)
+    expect(hostile.length).toBeGreaterThanOrEqual(7)
+    for (const input of inputs) await lstat(path.join(corpus.dir, input.path))
+    expect((await lstat(path.join(corpus.dir, 'bad/huge.txt'))).size).toBe(30 * 1024 * 1024)
+    expect((await lstat(path.join(corpus.dir, 'bad/loop/back'))).isSymbolicLink()).toBe(true)
     const { client, rec } = realEngineClient(path.join(data.dir, 'index'), path.join(data.dir, 'none'))
     try {
       const started = await client.invoke('collections.import', { folder: corpus.dir, collection: 'bad' })
@@ -34,6 +41,10 @@ describe('bad-input corpus', () => {
         k: 3,
       })
       expect(during.ok).toBe(true)
+      // …and it was answered while the import was still running.
+      expect(
+        rec.seen.some((e) => e.event === 'import.done' && (e.payload as { jobId: string }).jobId === started.value.jobId),
+      ).toBe(false)
       const done = await rec.waitFor(
         (s) => s.event === 'import.done' && (s.payload as { jobId: string }).jobId === started.value.jobId,
         600_000,

@@ -28,14 +28,20 @@ describe('killing the process mid-import', () => {
       collection: 'mcp',
       killAfterDocs: 10,
     })
+    // The fault happened: our SIGKILL ended the child while the import was still running.
+    expect(run.signal, `ingest ended with code ${run.code} before the kill: no fault`).toBe('SIGKILL')
     expect(run.killed).toBe(true)
     expect(run.last?.imported ?? 0).toBeGreaterThanOrEqual(10)
+    expect(run.last?.phase).not.toBe('done')
+    expect(run.last!.filesDone).toBeLessThan(run.last!.filesTotal)
 
     const engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'none') })
     try {
       expect(await checkIndexConsistency(engine.db)).toEqual([])
       const resumed = await engine.ingest(corpus.dir, { collection: 'mcp' })
       expect(resumed.failed).toEqual([])
+      // The kill left documents to import: it interrupted the import rather than following it.
+      expect(resumed.imported).toBeGreaterThan(0)
       expect(await checkIndexConsistency(engine.db)).toEqual([])
       const ids = (await engine.db.query<{ id: string; text: string }>('SELECT id, text FROM chunks ORDER BY id')).rows
 

@@ -108,7 +108,10 @@ describe('an import killed at random points resumes to the same index', () => {
       })
 
       // The kill points leave at least half the folder to go: the import must not have finished.
+      // Check that the fault happened (our SIGKILL ended the child mid-import) before checking consistency.
+      expect(child.signal, `ingest ended with code ${child.code} before the kill: no fault`).toBe('SIGKILL')
       expect(child.killed).toBe(true)
+      expect(child.last?.phase).not.toBe('done')
 
       const engine = await Engine.open({ dataDir: data.dir, modelsDir: fixtureModels })
       try {
@@ -119,6 +122,8 @@ describe('an import killed at random points resumes to the same index', () => {
         const done = await count(engine, `SELECT count(*)::int AS n FROM documents WHERE status = 'indexed'`)
         const cachedBefore = await count(engine, `SELECT count(*)::int AS n FROM embedding_cache`)
 
+        // Documents were left to import: the kill interrupted the import, it did not follow it.
+        expect(done).toBeLessThan(files)
         const resumed = await engine.ingest(corpus, { collection: 'mcp' })
         expect(resumed.failed).toEqual([])
         // Finished documents are skipped; only the rest are read, chunked and written.
