@@ -67,7 +67,7 @@ describe('IPC relay (main process)', () => {
       { method: 'collections.list', input: {} },
       {
         method: 'search',
-        input: { query: 'retries', scope: { collections: [], version: 'all' }, mode: 'hybrid', rerank: true, k: 10 },
+        input: { query: 'retries', scope: { collections: [], version: 'auto' }, mode: 'hybrid', rerank: true, k: 10 },
       },
     ])
   })
