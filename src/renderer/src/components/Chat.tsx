@@ -1,28 +1,16 @@
 import { useEffect, useMemo, useRef, useState } from 'react'
-import { describeAbstention, type AskResult, type Citation } from '../lib/ask-types'
+import type { AskResult, Citation } from '../lib/ask-types'
 import { renderAnswerHtml, markdownToSafeHtml } from '../lib/sanitize'
 import { activeTurn, useChat, type Turn } from '../stores/chat'
 import { useLibrary } from '../stores/library'
 import { statusFor, useModels } from '../stores/models'
 import { useNav } from '../stores/nav'
 import { useViewer } from '../stores/viewer'
-import {
-  AlertIcon,
-  CheckIcon,
-  CopyIcon,
-  DocIcon,
-  InfoIcon,
-  RetryIcon,
-  SearchIcon,
-  SendIcon,
-  Spinner,
-  StopIcon,
-  TraceIcon,
-} from './Icons'
+import { AlertIcon, CheckIcon, CopyIcon, InfoIcon, RetryIcon, SearchIcon, SendIcon, Spinner, StopIcon, TraceIcon } from './Icons'
 import { Onboarding } from './Onboarding'
 import { RichContent } from './RichContent'
 import { ScopePicker } from './ScopePicker'
-import { markTerms, queryTerms } from '../../../shared/excerpt'
+import { Abstention, HitList, SourcesList, type SectionRef } from './Sources'
 import type { ScopeInfo } from '../../../shared/search'
 
 export function ChatPane() {
@@ -363,130 +351,6 @@ function AnswerBody({
 }) {
   const html = useMemo(() => renderAnswerHtml(answer, citations, unverified), [answer, citations, unverified])
   return <RichContent className="markdown answer" html={html} onCite={onCite} label="Answer" />
-}
-
-function breadcrumb(heading: string): string {
-  return heading.split(' > ').filter(Boolean).join(' › ')
-}
-
-export function SourcesList({ citations, onOpen }: { citations: Citation[]; onOpen: (n: number) => void }) {
-  if (citations.length === 0) return null
-  return (
-    <section className="sources" aria-label="Sources">
-      <h3 className="sources-heading">Sources</h3>
-      <ol className="source-list">
-        {citations.map((c) => (
-          <li key={c.n}>
-            <button
-              type="button"
-              className="source-item"
-              onClick={() => onOpen(c.n)}
-              aria-label={`Open source ${c.n}: ${c.path}`}
-            >
-              <span className="source-n">{c.n}</span>
-              <span className="source-main">
-                <span className="source-path">{c.path}</span>
-                {c.heading && <span className="source-crumb">{breadcrumb(c.heading)}</span>}
-              </span>
-              <span className="source-tags">
-                {c.version && <span className="chip">{c.version}</span>}
-                {c.page != null && <span className="chip chip-muted">p. {c.page}</span>}
-              </span>
-            </button>
-          </li>
-        ))}
-      </ol>
-    </section>
-  )
-}
-
-/** A section to list and open: a closest section, or a search-only passage. */
-export interface SectionRef {
-  chunk_id: string
-  path: string
-  heading: string
-  version: string | null
-  kind: string | null
-  page: number | null
-  snippet?: string
-}
-
-function Abstention({ result, query, onOpen }: { result: AskResult; query: string; onOpen: (h: SectionRef, i: number) => void }) {
-  return (
-    <div className="abstention" role="note" aria-label="No answer">
-      <div className="abstention-title">
-        <InfoIcon size={16} /> The documents don't say
-      </div>
-      <p className="abstention-reason">{describeAbstention(result.reason)}</p>
-      {result.unanswered_parts.length > 0 && (
-        <ul className="abstention-parts">
-          {result.unanswered_parts.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
-      {result.closest.length > 0 ? (
-        <>
-          <div className="abstention-sub">
-            The closest sections{result.scope_label ? ` in ${result.scope_label}` : ''}, in case they help:
-          </div>
-          <HitList hits={result.closest} query={query} onOpen={onOpen} />
-        </>
-      ) : (
-        <div className="abstention-sub muted">
-          Nothing in {result.scope_label || 'the selected scope'} came close. Try another version or collection.
-        </div>
-      )}
-    </div>
-  )
-}
-
-export function HitList({
-  hits,
-  query = '',
-  onOpen,
-}: {
-  hits: SectionRef[]
-  query?: string
-  onOpen: (h: SectionRef, i: number) => void
-}) {
-  const terms = useMemo(() => queryTerms(query), [query])
-  return (
-    <ol className="hit-list">
-      {hits.map((h, i) => (
-        <li key={h.chunk_id}>
-          <button
-            type="button"
-            className="hit-item"
-            onClick={() => onOpen(h, i)}
-            aria-label={`Open ${h.path}${h.heading ? `, ${h.heading}` : ''}`}
-          >
-            <DocIcon size={15} />
-            <span className="hit-main">
-              <span className="hit-path">{h.path}</span>
-              {h.heading && <span className="source-crumb">{breadcrumb(h.heading)}</span>}
-              {h.snippet && (
-                <span className="hit-text">
-                  {markTerms(
-                    h.snippet
-                      .replace(/```\w*/g, ' ')
-                      .replace(/\s+/g, ' ')
-                      .trim(),
-                    terms,
-                  ).map((s, j) => (s.hit ? <mark key={j}>{s.text}</mark> : s.text))}
-                </span>
-              )}
-            </span>
-            <span className="source-tags">
-              {h.kind && <span className="chip chip-muted">{h.kind}</span>}
-              {h.version && <span className="chip">{h.version}</span>}
-              {h.page != null && <span className="chip chip-muted">p. {h.page}</span>}
-            </span>
-          </button>
-        </li>
-      ))}
-    </ol>
-  )
 }
 
 /** Why the versions searched were searched, for the scope line's tooltip. */
