@@ -260,6 +260,8 @@ export const ProblemCode = z.enum([
   'empty_answer',
   'no_citations',
   'citation_out_of_range',
+  // The two below are no longer raised (a mismatch between markers and "citations" is repaired,
+  // see RepairCode); they stay so that traces stored before still parse.
   'marker_not_declared',
   'citation_not_used',
 ])
@@ -270,6 +272,15 @@ export const VerificationProblem = z.object({ code: ProblemCode, message: z.stri
 export type VerificationProblem = z.infer<typeof VerificationProblem>
 export const VerificationWarning = z.object({ code: WarningCode, message: z.string() })
 export type VerificationWarning = z.infer<typeof VerificationWarning>
+/**
+ * What the verifier changed in a reply before checking it: the inline [n] markers are the
+ * citations the person sees, so a reply that lists citations without any marker gets them placed
+ * at the end of its answer, and a listed citation that no marker uses is dropped.
+ */
+export const RepairCode = z.enum(['markers_added', 'citation_dropped'])
+export type RepairCode = z.infer<typeof RepairCode>
+export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })
+export type VerificationRepair = z.infer<typeof VerificationRepair>
 
 export const StopReason = z.enum(['eos', 'maxTokens', 'abort'])
 export type StopReason = z.infer<typeof StopReason>
@@ -289,6 +300,8 @@ export const AttemptTrace = z.object({
     answerable: z.boolean().nullable(),
     problems: z.array(VerificationProblem),
     warnings: z.array(VerificationWarning),
+    /** Absent in traces stored before repairs existed. */
+    repairs: z.array(VerificationRepair).default([]),
     markers: z.array(z.number()),
     unsupported_numbers: z.array(z.string()),
     unsupported_quotes: z.array(z.string()),

@@ -59,7 +59,7 @@ describe('evalAnswers', () => {
       return m ? reply(`Send a ping [${m[1]}].`, [Number(m[1])]) : reply('', [], { answerable: false })
     }
     // a1 answers from the ping passage; a2 gets an uncited reply twice and abstains.
-    const chat = new ScriptedChat([cite, reply('No marker.', [1]), reply('Still none.', [1])])
+    const chat = new ScriptedChat([cite, reply('No citation.', []), reply('Still none.', [])])
     const report = await evalAnswers(engine, questions, {
       collection: 'docs',
       chat,

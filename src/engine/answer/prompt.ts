@@ -54,6 +54,7 @@ export const ANSWER_SYSTEM_PROMPT = [
   '8. Be concise and exact. Copy names, identifiers, error codes and numbers exactly as the passages write them.',
   '',
   'Reply with JSON only: {"answerable": boolean, "answer": string, "citations": [integers], "unanswered_parts": [strings]}.',
+  'An example of the format, about another collection: {"answerable": true, "answer": "Backups run every night at 02:00 [3]. To restore the latest one, run `restore --latest` [1][3].", "citations": [1, 3], "unanswered_parts": []}',
 ].join('\n')
 
 function attr(value: string): string {
@@ -226,7 +227,7 @@ export function buildCorrectionPrompt(
     'It was rejected for these reasons:',
     ...problems.map((p) => `- ${p}`),
     '',
-    `Reply again with JSON only. Cite only passage numbers from 1 to ${passageCount}, put every [n] marker you use in "citations" and use every number in "citations" as an [n] marker. If the passages do not answer the question, set "answerable" to false.`,
+    `Reply again with JSON only. Cite only passage numbers from 1 to ${passageCount}, with an [n] marker after each statement, and list the same numbers in "citations". If the passages do not answer the question, set "answerable" to false.`,
   ].join('\n')
 }
 

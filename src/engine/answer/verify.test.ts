@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PromptPassage } from './prompt'
-import { answerNumbers, answerQuotes, inlineMarkers, verifyCitations } from './verify'
+import { answerNumbers, answerQuotes, appendMarkers, inlineMarkers, verifyCitations } from './verify'
 
 const passages: PromptPassage[] = [
   {
@@ -63,17 +63,36 @@ describe('verifyCitations', () => {
     expect(verifyCitations(ok('A friendly overview [3].', [3]), passages).ok).toBe(true)
   })
 
-  it('rejects an inline marker missing from citations', () => {
-    const bad = verifyCitations(ok('Invalid params [1]. Timeouts [2].', [1]), passages)
-    expect(codes(bad)).toEqual(['marker_not_declared'])
-    expect(bad.problems[0]!.message).toContain('[2]')
-    expect(verifyCitations(ok('Invalid params [1]. Timeouts [2].', [1, 2]), passages).ok).toBe(true)
+  it('adds an inline marker missing from citations (the markers are what the person sees)', () => {
+    const v = verifyCitations(ok('Invalid params [1]. Timeouts [2].', [1]), passages)
+    expect(v.ok).toBe(true)
+    expect(v.reply!.citations).toEqual([1, 2])
+    expect(v.repairs).toEqual([])
   })
 
-  it('rejects a declared citation that no marker uses', () => {
-    const bad = verifyCitations(ok('Invalid params [1].', [1, 2]), passages)
-    expect(codes(bad)).toEqual(['citation_not_used'])
-    expect(verifyCitations(ok('Invalid params [1].', [1]), passages).ok).toBe(true)
+  it('drops a listed citation that no marker uses, and says so in the repairs', () => {
+    const v = verifyCitations(ok('Invalid params [1].', [1, 2]), passages)
+    expect(v.ok).toBe(true)
+    expect(v.reply!.citations).toEqual([1])
+    expect(v.repairs.map((r) => r.code)).toEqual(['citation_dropped'])
+    expect(v.repairs[0]!.message).toContain('2')
+  })
+
+  it('places listed citations at the end of an answer that has no markers, then checks them', () => {
+    const v = verifyCitations(ok('Unknown tools return error -32602.', [1]), passages)
+    expect(v.ok).toBe(true)
+    expect(v.reply!.answer).toBe('Unknown tools return error -32602 [1].')
+    expect(v.reply!.citations).toEqual([1])
+    expect(v.markers).toEqual([1])
+    expect(v.repairs.map((r) => r.code)).toEqual(['markers_added'])
+    // The claim check runs on the placed citations: a number passage 2 lacks is reported.
+    const wrong = verifyCitations(ok('Unknown tools return error -32602.', [2]), passages)
+    expect(wrong.ok).toBe(true)
+    expect(wrong.unsupported_numbers).toEqual(['-32602'])
+    // Out-of-range numbers are never placed: the reply is rejected.
+    const bad = verifyCitations(ok('Unknown tools return error -32602.', [1, 9]), passages)
+    expect(codes(bad)).toEqual(['citation_out_of_range'])
+    expect(bad.repairs).toEqual([])
   })
 
   it('rejects an answerable reply that cites nothing', () => {
@@ -177,8 +196,21 @@ describe('verifyCitations', () => {
   })
 
   it('reports every problem at once, for the corrective retry', () => {
-    const v = verifyCitations(ok('Invalid params [9]. Timeouts [2].', [1, 9]), passages)
-    expect(codes(v).sort()).toEqual(['citation_not_used', 'citation_out_of_range', 'marker_not_declared'])
+    const v = verifyCitations(ok('Invalid params [9]. Timeouts [12].', [9, 12]), passages)
+    expect(codes(v)).toEqual(['citation_out_of_range'])
+    expect(v.problems[0]!.message).toContain('[9], [12]')
+    expect(codes(verifyCitations(ok('', [1]), passages))).toEqual(['empty_answer'])
+  })
+})
+
+describe('appendMarkers', () => {
+  it('puts the markers before a closing full stop, after code fences and lists on their own line', () => {
+    expect(appendMarkers('It works.', [2])).toBe('It works [2].')
+    expect(appendMarkers('It works', [1, 3])).toBe('It works [1][3]')
+    expect(appendMarkers('Is it "done."', [1])).toBe('Is it "done [1]."')
+    expect(appendMarkers('Run:\n```sh\nnpm ci\n```', [1])).toBe('Run:\n```sh\nnpm ci\n```\n\n[1]')
+    expect(appendMarkers('Steps:\n- one\n- two', [1])).toBe('Steps:\n- one\n- two\n\n[1]')
+    expect(appendMarkers('Wait...', [1])).toBe('Wait... [1]')
   })
 })
 

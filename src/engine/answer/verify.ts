@@ -1,4 +1,4 @@
-import type { VerificationProblem, VerificationWarning } from '../../shared/answer'
+import type { VerificationProblem, VerificationRepair, VerificationWarning } from '../../shared/answer'
 import type { AnswerReply, PromptPassage } from './prompt'
 
 /**
@@ -9,8 +9,13 @@ import type { AnswerReply, PromptPassage } from './prompt'
  *  - the reply is not the expected JSON object;
  *  - an answerable reply with an empty answer;
  *  - an answerable reply that cites nothing;
- *  - a cited number that is not one of the passages given (1..n);
- *  - an inline [n] marker missing from `citations`, or a declared citation never used inline.
+ *  - a cited number that is not one of the passages given (1..n).
+ * Repairs (recorded in the trace, not problems): the inline [n] markers are the citations the
+ * person sees. A reply that lists `citations` but writes no marker gets them placed at the end of
+ * its answer; a listed citation that no marker uses is dropped; a marker missing from the list is
+ * added. Rejecting these (as this verifier once did) threw away most replies of a real 1.5B model,
+ * whose corrective retry then repeated the same reply (docs/benchmarks.md, "Answers with the real
+ * chat model").
  * Unsupported claims (warnings; the answer stands but these claims are never shown as verified):
  *  - a number in the answer that none of the cited passages contains;
  *  - a quoted string in the answer that none of the cited passages contains.
@@ -27,6 +32,8 @@ export interface Verification {
   reply: AnswerReply | null
   problems: VerificationProblem[]
   warnings: VerificationWarning[]
+  /** What was changed in the reply before it was checked (markers placed, unused citations dropped). */
+  repairs: VerificationRepair[]
   /** Inline [n] markers found in the answer text, in order of first appearance. */
   markers: number[]
   unsupported_numbers: string[]
@@ -158,6 +165,19 @@ function containsQuote(hay: string, quote: string): boolean {
   return pieces.length > 0 && pieces.every((piece) => hay.includes(piece))
 }
 
+/**
+ * Places citation markers at the end of an answer: before its closing full stop when it ends with
+ * one ("… server [2]."), on a line of their own after a closing code fence or list.
+ */
+export function appendMarkers(answer: string, citations: number[]): string {
+  const marks = citations.map((c) => `[${c}]`).join('')
+  const text = answer.trimEnd()
+  if (/```\s*$/.test(text) || /\n\s*(?:[-*+]|\d+[.)])\s[^\n]*$/.test(text)) return `${text}\n\n${marks}`
+  const m = /([.!?:;])(["')\]]*)$/.exec(text)
+  if (m && !/\.\.$/.test(text.slice(0, m.index + 1))) return `${text.slice(0, m.index)} ${marks}${m[1]}${m[2]}`
+  return `${text} ${marks}`
+}
+
 export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Verification {
   const problems: VerificationProblem[] = []
   const warnings: VerificationWarning[] = []
@@ -169,41 +189,50 @@ export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Ver
       message:
         'The reply was not a complete JSON object with "answerable" (boolean), "answer" (string), "citations" (integers) and "unanswered_parts" (strings).',
     })
-    return { ok: false, reply: null, problems, warnings, ...empty }
+    return { ok: false, reply: null, problems, warnings, repairs: [], ...empty }
   }
-  const cited = [...new Set(reply.citations)].sort((a, b) => a - b)
-  const normalised: AnswerReply = { ...reply, answer: reply.answer.trim(), citations: cited }
+  const declared = [...new Set(reply.citations)].sort((a, b) => a - b)
+  const normalised: AnswerReply = { ...reply, answer: reply.answer.trim(), citations: declared }
   // The model says the passages do not answer: nothing to verify (the pipeline abstains).
-  if (!reply.answerable) return { ok: true, reply: normalised, problems, warnings, ...empty }
+  if (!reply.answerable) return { ok: true, reply: normalised, problems, warnings, repairs: [], ...empty }
 
   const n = passages.length
+  const inRange = (c: number) => Number.isInteger(c) && c >= 1 && c <= n
+  const repairs: VerificationRepair[] = []
+  // The inline markers are the citations the person sees. Small models often list the passages
+  // they used in "citations" and write no marker (measured: Qwen2.5 1.5B did so in most replies);
+  // those citations then cover the whole answer, so they are placed at its end.
+  if (normalised.answer && inlineMarkers(normalised.answer).length === 0 && declared.length > 0 && declared.every(inRange)) {
+    normalised.answer = appendMarkers(normalised.answer, declared)
+    repairs.push({
+      code: 'markers_added',
+      message: `The answer had no [n] markers; its citations ${declared.map((c) => `[${c}]`).join('')} were placed at its end.`,
+    })
+  }
   const markers = inlineMarkers(normalised.answer)
+  // A number listed in "citations" that no statement uses supports nothing the person can see.
+  const unused = markers.length > 0 ? declared.filter((c) => !markers.includes(c)) : []
+  if (unused.length)
+    repairs.push({
+      code: 'citation_dropped',
+      message: `"citations" listed ${unused.join(', ')}, which no [n] marker in the answer uses; dropped.`,
+    })
+  normalised.citations = markers.length > 0 ? [...markers].sort((a, b) => a - b) : declared
+  const cited = normalised.citations
   if (!normalised.answer) problems.push({ code: 'empty_answer', message: '"answerable" is true but "answer" is empty.' })
-  if (cited.length === 0 && markers.length === 0)
+  if (cited.length === 0)
     problems.push({
       code: 'no_citations',
-      message: 'The answer cites no passage: every statement needs an [n] marker and its number in "citations".',
+      message: 'The answer cites no passage: put the passage number in square brackets, like [1], after every statement.',
     })
-  const outOfRange = [...new Set([...cited, ...markers])].filter((c) => !Number.isInteger(c) || c < 1 || c > n)
+  const outOfRange = cited.filter((c) => !inRange(c))
   if (outOfRange.length)
     problems.push({
       code: 'citation_out_of_range',
       message: `Citation${outOfRange.length > 1 ? 's' : ''} ${outOfRange.map((c) => `[${c}]`).join(', ')} ${outOfRange.length > 1 ? 'do' : 'does'} not match any passage: only passages 1 to ${n} were given.`,
     })
-  const undeclared = markers.filter((m) => !cited.includes(m))
-  if (undeclared.length)
-    problems.push({
-      code: 'marker_not_declared',
-      message: `The answer uses ${undeclared.map((c) => `[${c}]`).join(', ')} but "citations" does not list ${undeclared.length > 1 ? 'them' : 'it'}.`,
-    })
-  const unused = cited.filter((c) => !markers.includes(c))
-  if (unused.length)
-    problems.push({
-      code: 'citation_not_used',
-      message: `"citations" lists ${unused.join(', ')} but the answer has no ${unused.map((c) => `[${c}]`).join(', ')} marker for ${unused.length > 1 ? 'them' : 'it'}.`,
-    })
 
-  const citedPassages = passages.filter((p) => cited.includes(p.n) || markers.includes(p.n))
+  const citedPassages = passages.filter((p) => cited.includes(p.n))
   const hay = citedPassages.map(haystack).join('\n')
   const unsupported_numbers = answerNumbers(normalised.answer).filter((t) => !containsNumber(hay, t))
   const unsupported_quotes = answerQuotes(normalised.answer).filter((q) => !containsQuote(hay, q))
@@ -218,6 +247,7 @@ export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Ver
     reply: normalised,
     problems,
     warnings,
+    repairs,
     markers,
     unsupported_numbers: citedPassages.length ? unsupported_numbers : [],
     unsupported_quotes: citedPassages.length ? unsupported_quotes : [],

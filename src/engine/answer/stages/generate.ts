@@ -153,6 +153,7 @@ async function attempt(
       answerable: v.reply?.answerable ?? null,
       problems: v.problems,
       warnings: v.warnings,
+      repairs: v.repairs,
       markers: v.markers,
       unsupported_numbers: v.unsupported_numbers,
       unsupported_quotes: v.unsupported_quotes,
