@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import type { Db } from './store/db'
 import { openPGlite } from './store/db'
+import { acquireLock, type OwnerLock, type OwnerRole } from './store/lock'
 import { migrate } from './store/migrations'
 import { HNSW_SETTINGS } from './store/vector-index'
 import { collectionSlug } from './store/ids'
@@ -28,6 +29,13 @@ export interface EngineOptions {
   /** Database folder; null for an in-memory database (tests). */
   dataDir?: string | null
   modelsDir?: string
+  /**
+   * The data folder's lock (store/lock.ts), already taken by the caller (host/owner.ts takes it
+   * before it listens on the folder's socket). Without it open() takes the lock itself, as `role`,
+   * and throws LibraryInUseError while another live process owns the folder. close() releases it.
+   */
+  lock?: OwnerLock
+  role?: OwnerRole
 }
 
 export type { ChunkSource, PassageInContext }
@@ -46,21 +54,26 @@ export class Engine {
   private constructor(
     readonly db: Db,
     readonly modelsDir: string,
+    private readonly lock: OwnerLock | null,
   ) {
     this.models = new LoadedModels(db, modelsDir)
   }
 
   static async open(opts: EngineOptions = {}): Promise<Engine> {
     const dataDir = opts.dataDir === undefined ? defaultDataDir() : opts.dataDir
-    const db = await openPGlite(dataDir)
+    // One owner per data folder: a second PGlite on the same files destroys the first one's writes.
+    const lock = dataDir === null ? null : (opts.lock ?? acquireLock(dataDir, { role: opts.role ?? 'engine', socket: null }))
+    let db: Db | null = null
     try {
+      db = await openPGlite(dataDir)
       await migrate(db)
       await db.exec(`SET hnsw.ef_search = ${HNSW_SETTINGS.efSearch}; SET hnsw.iterative_scan = relaxed_order;`)
     } catch (err) {
-      await db.close()
+      await db?.close().catch(() => undefined)
+      lock?.release()
       throw err
     }
-    return new Engine(db, opts.modelsDir ?? defaultModelsDir())
+    return new Engine(db, opts.modelsDir ?? defaultModelsDir(), lock)
   }
 
   /**
@@ -296,6 +309,10 @@ export class Engine {
     await Promise.all([...this.watches.values()].map((w) => w.stop()))
     await this.writeQueue
     await this.models.dispose()
-    await this.db.close()
+    try {
+      await this.db.close()
+    } finally {
+      this.lock?.release()
+    }
   }
 }
