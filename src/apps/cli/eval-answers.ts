@@ -142,6 +142,9 @@ export async function cmdEvalAnswers(argv: string[]): Promise<void> {
   out.push('')
   out.push(`false abstentions: ${report.false_abstentions.map((f) => `${f.id} (${f.reason})`).join(', ') || 'none'}`)
   out.push(`answered but should have abstained: ${report.wrong_answers_to_unanswerable.join(', ') || 'none'}`)
+  out.push(
+    `answers with a claim their citations do not contain: ${report.claim_check_failures}; answers accepted after a citation-marker repair: ${report.repaired_answers}`,
+  )
   out.push(`router mistakes: ${report.route_mistakes.map((m) => `${m.id} [${m.kind}] -> ${m.got}`).join(', ') || 'none'}`)
   if (report.gate_calibration) {
     const c = report.gate_calibration

@@ -56,7 +56,8 @@ describe('evalAnswers', () => {
     ]
     const cite = (args: GenerateArgs) => {
       const m = /<passage n="(\d+)" source="specification\/1.0\/ping.md"/.exec(args.user)
-      return m ? reply(`Send a ping [${m[1]}].`, [Number(m[1])]) : reply('', [], { answerable: false })
+      // Listed, not marked: the verifier places the marker (a repair the report counts).
+      return m ? reply('Send a ping.', [Number(m[1])]) : reply('', [], { answerable: false })
     }
     // a1 answers from the ping passage; a2 gets an uncited reply twice and abstains.
     const chat = new ScriptedChat([cite, reply('No citation.', []), reply('Still none.', [])])
@@ -84,8 +85,14 @@ describe('evalAnswers', () => {
       first_reply_validity: 0.5,
       section_correct_citations: 1,
       route_mistakes: [],
+      claim_check_failures: 0,
+      repaired_answers: 1,
       llm_calls: 3,
       fixture_models: false,
+    })
+    expect(report.per_question.find((p) => p.id === 'a1')).toMatchObject({
+      repairs: ['markers_added'],
+      answer: expect.stringMatching(/^Send a ping \[\d+\]\.$/),
     })
     expect(report.models.llm).toBe('scripted-chat')
     expect(report.gate_calibration).not.toBeNull()

@@ -87,6 +87,10 @@ export interface AnswerEvalQuestion {
   best_reranker: number | null
   gate_pass: boolean | null
   warnings: number
+  /** Claims in the answer (numbers, quotes) that its cited passages do not contain. */
+  unverified_claims: number
+  /** What the verifier repaired in the reply that was accepted (markers placed, unused citations dropped). */
+  repairs: string[]
   faithful: boolean | null
   ms: number
   answer: string | null
@@ -114,6 +118,10 @@ export interface AnswerEvalReport {
   first_reply_validity: number | null
   section_correct_citations: number | null
   faithfulness: number | null
+  /** Answers with at least one claim (number or quote) their cited passages do not contain. */
+  claim_check_failures: number
+  /** Answers accepted after the verifier repaired their citation markers. */
+  repaired_answers: number
   /** Router mistakes: small talk not caught, questions taken for small talk or declined as off topic. */
   route_mistakes: { id: string; kind: string; got: string }[]
   llm_calls: number
@@ -206,6 +214,8 @@ export async function evalAnswers(
       best_reranker: gate?.decision.best_reranker ?? null,
       gate_pass: gate?.decision.pass ?? null,
       warnings: result.warnings.length,
+      unverified_claims: result.unverified_claims?.length ?? 0,
+      repairs: answered ? (attempts.at(-1)?.verification.repairs ?? []).map((r) => r.code) : [],
       faithful,
       ms: round(ms, 1),
       answer: result.answer ? result.answer.slice(0, 300) : null,
@@ -255,6 +265,8 @@ export async function evalAnswers(
     first_reply_validity: replies.length ? ratio(replies.filter((p) => p.first_reply_valid).length, replies.length) : null,
     section_correct_citations: sections.length ? ratio(sections.filter((p) => p.section_correct).length, sections.length) : null,
     faithfulness: judged.length ? ratio(judged.filter((p) => p.faithful).length, judged.length) : null,
+    claim_check_failures: per.filter((p) => !p.abstained && p.unverified_claims > 0).length,
+    repaired_answers: per.filter((p) => p.repairs.length > 0).length,
     route_mistakes: routeMistakes,
     llm_calls: per.reduce((s, p) => s + p.llm_calls, 0),
     p50_ms: round(
