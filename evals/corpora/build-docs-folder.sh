@@ -19,13 +19,9 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 OUT="${1:-/tmp/docent-corpora/pkg-docs}"
 CACHE="${PKG_DOCS_CACHE:-$(dirname "$OUT")/.npm-pack}"
-CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
-export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-1704067200}"   # 2024-01-01, fixes docx metadata dates
-
-for tool in node npm pandoc "$CHROMIUM"; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "missing tool: $tool (apt-get install -y chromium pandoc)" >&2; exit 2; }
-done
-[ -f "$REPO/node_modules/marked/package.json" ] || { echo "run npm ci first (needs node_modules/marked)" >&2; exit 2; }
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+need_tools node npm pandoc "$CHROMIUM"
 
 # name  version  path-inside-package  output-file (extension picks the format)
 DOCS=(
@@ -44,18 +40,6 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT" "$CACHE"
 
-fetch_source() { # name version relpath dest
-  local name="$1" ver="$2" rel="$3" dest="$4" nm="$REPO/node_modules/$1"
-  if [ -f "$nm/package.json" ] && [ "$(node -p "require('$nm/package.json').version")" = "$ver" ] && [ -f "$nm/$rel" ]; then
-    cp "$nm/$rel" "$dest"; return
-  fi
-  local tgz="$CACHE/$name-$ver.tgz"
-  if [ ! -f "$tgz" ]; then
-    (cd "$CACHE" && npm pack --silent "$name@$ver" >/dev/null)
-  fi
-  tar -xzf "$tgz" -O "package/$rel" > "$dest"
-}
-
 for row in "${DOCS[@]}"; do
   read -r name ver rel outfile <<<"$row"
   src="$WORK/$name.md"; html="$WORK/$name.html"
@@ -64,13 +48,7 @@ for row in "${DOCS[@]}"; do
   case "$outfile" in
     *.html) cp "$html" "$OUT/$outfile" ;;
     *.docx) pandoc -f html -t docx -o "$OUT/$outfile" "$html" ;;
-    *.pdf)
-      "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
-        --disable-extensions --no-first-run --no-pdf-header-footer \
-        --host-resolver-rules='MAP * ~NOTFOUND' --user-data-dir="$WORK/chrome-profile" \
-        --print-to-pdf="$OUT/$outfile" "file://$html" >"$WORK/chrome.log" 2>&1 \
-        || { cat "$WORK/chrome.log" >&2; exit 1; }
-      [ -s "$OUT/$outfile" ] || { echo "chromium wrote no PDF for $name" >&2; cat "$WORK/chrome.log" >&2; exit 1; } ;;
+    *.pdf) print_pdf "$html" "$OUT/$outfile" ;;
     *) echo "unknown format: $outfile" >&2; exit 1 ;;
   esac
   echo "built $OUT/$outfile  ($name@$ver $rel)"

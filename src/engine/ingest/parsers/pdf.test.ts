@@ -104,6 +104,104 @@ describe('pdf', () => {
     expect(titled.title).toBe('Big Heading')
   })
 
+  it('takes the body size from prose, not from code blocks that carry more characters', async () => {
+    // A configuration reference: 11pt prose, 9pt Courier code with three times its characters.
+    const code = (y: number, n: number): PdfText[] =>
+      Array.from({ length: n }, (_, i) => ({
+        size: 9,
+        y: y - i * 11,
+        mono: true,
+        text: `#option_${i}: value ${i}   # what option ${i} does, in a comment`,
+      }))
+    const d = await parsePdf(
+      makePdf([
+        [
+          { size: 16, y: 740, text: '[endstop_phase]' },
+          { size: 11, y: 715, text: 'Stepper phase adjusted endstops. To use this feature, define a config' },
+          { size: 11, y: 700, text: 'section with an endstop_phase prefix followed by the name of the stepper.' },
+          { size: 11, y: 670, text: 'See the endstop phases guide for more information.' },
+          ...code(640, 20),
+          { size: 16, y: 400, text: '[extruder]' },
+          { size: 11, y: 375, text: 'The extruder section describes a heater and its temperature sensor.' },
+          ...code(350, 20),
+        ],
+      ]),
+      'config.pdf',
+    )
+    expect(d.sections.map((s) => s.headings)).toEqual([['[endstop_phase]'], ['[extruder]']])
+    const first = d.sections[0]!.blocks.map((b) => b.text)
+    expect(first[0]).toBe(
+      'Stepper phase adjusted endstops. To use this feature, define a config section with an endstop_phase prefix followed by the name of the stepper.',
+    )
+    expect(first[1]).toBe('See the endstop phases guide for more information.')
+    expect(first[2]).toBe(
+      Array.from({ length: 20 }, (_, i) => `#option_${i}: value ${i} # what option ${i} does, in a comment`).join(' '),
+    )
+    expect(d.sections[1]!.blocks[0]!.text).toBe('The extruder section describes a heater and its temperature sensor.')
+  })
+
+  it('keeps larger lines as text when they are not a heading: a long run, a sentence, a line packed into a paragraph', async () => {
+    const body = (y: number, text: string): PdfText => ({ size: 11, y, text })
+    const d = await parsePdf(
+      makePdf([
+        [
+          { size: 20, y: 740, text: 'Safety' },
+          // Four 14pt lines at paragraph spacing: a lead paragraph, not a four-line heading.
+          { size: 14, y: 710, text: 'Printers heat plastic to over two hundred degrees' },
+          { size: 14, y: 693, text: 'and move quickly; keep hands away from the nozzle' },
+          { size: 14, y: 676, text: 'and the bed while the printer is on, and never leave' },
+          { size: 14, y: 659, text: 'a print running in an empty room' },
+          body(630, 'The rest of this chapter lists the safety features of the firmware and'),
+          body(616, 'the conditions under which each of them stops a print.'),
+          // One 14pt line that reads as a sentence.
+          { size: 14, y: 585, text: 'Read the safety notes before you begin.' },
+          body(560, 'Thermal runaway protection stops a heater whose temperature does not'),
+          // A 14pt line at the spacing of the line above, continuing its sentence.
+          { size: 14, y: 547, text: 'rise as expected' },
+          body(533, 'after it is switched on, and reports the heater by name.'),
+          { size: 20, y: 490, text: 'Setup' },
+          body(460, 'Setup starts with the configuration file.'),
+          // The same words filling the page so that 11pt is the body size.
+          ...Array.from({ length: 12 }, (_, i) =>
+            body(440 - i * 14, 'Body text at the body size carries most of the characters on this page.'),
+          ),
+        ],
+      ]),
+      'safety.pdf',
+    )
+    expect(d.sections.map((s) => s.headings)).toEqual([['Safety'], ['Setup']])
+    const texts = d.sections[0]!.blocks.map((b) => b.text)
+    expect(texts).toEqual([
+      'Printers heat plastic to over two hundred degrees and move quickly; keep hands away from the nozzle and the bed while the printer is on, and never leave a print running in an empty room',
+      'The rest of this chapter lists the safety features of the firmware and the conditions under which each of them stops a print.',
+      'Read the safety notes before you begin.',
+      'Thermal runaway protection stops a heater whose temperature does not',
+      'rise as expected',
+      'after it is switched on, and reports the heater by name.',
+    ])
+  })
+
+  it('joins a line that ends in a hyphen to the next without a space, dropping only a hyphenation hyphen', async () => {
+    const d = await parsePdf(
+      makePdf([
+        [
+          { size: 11, y: 700, text: 'Callback collecting all the info headers (HTTP 100-' },
+          { size: 11, y: 686, text: '199) received. It appends the expect: 100-' },
+          { size: 11, y: 672, text: 'continue header. Hyphen-' },
+          { size: 11, y: 658, text: 'ation is joined.' },
+        ],
+      ]),
+      'h.pdf',
+    )
+    expect(d.sections[0]!.blocks).toEqual([
+      {
+        kind: 'paragraph',
+        text: 'Callback collecting all the info headers (HTTP 100-199) received. It appends the expect: 100-continue header. Hyphenation is joined.',
+        page: 1,
+      },
+    ])
+  })
+
   it('refuses broken, encrypted and text-less PDFs with a reason', async () => {
     expect(
       (await parseError(parsePdf(new TextEncoder().encode('%PDF-1.7\nthis is not really a pdf\n'), 'b.pdf'))).message,

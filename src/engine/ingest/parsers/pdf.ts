@@ -4,13 +4,14 @@ import type { ParsedDocument, ParserFn } from '../types'
 import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
+import { buildSections, dropRunningHeaders, type PdfLine } from './pdf-layout'
 
 /**
  * PDF text with pdfjs-dist (legacy build, which runs in Node). Page by page: each page's text is
- * rebuilt into lines from the positions of its text items, the page is cleaned up, and only the
- * lines are kept. Then: repeated page headers/footers are dropped, the body font size is the most
- * common size (by characters), lines markedly larger than it become headings (levels by size),
- * and the remaining lines are joined into paragraphs that carry their page number.
+ * rebuilt into lines from the positions of its text items (noting which lines are set in a
+ * monospace font), the page is cleaned up, and only the lines are kept. `pdf-layout.ts` then drops
+ * repeated page headers/footers, tells headings from body text (levels by size) and joins the
+ * remaining lines into paragraphs that carry their page number.
  *
  * Not handled: reading order of multi-column layouts (content order is used), tables (read as
  * lines of text), scanned pages (no text layer: the file is refused with a reason).
@@ -42,22 +43,13 @@ function dataDirs(): { cMapUrl?: string; standardFontDataUrl?: string } {
   }
 }
 
-interface PdfLine {
-  page: number
-  /** Baseline y in PDF units (origin bottom-left). */
-  y: number
-  size: number
-  text: string
-  /** Position on the page: 0 bottom .. 1 top. */
-  rel: number
-}
-
 interface TextItemLike {
   str: string
   transform: number[]
   width: number
   height: number
   hasEOL: boolean
+  fontName?: string
 }
 
 function isTextItem(x: unknown): x is TextItemLike {
@@ -69,13 +61,18 @@ function isTextItem(x: unknown): x is TextItemLike {
   )
 }
 
+/** Font styles of a page's text content: pdf.js reports a monospace font as fontFamily 'monospace'. */
+type FontStyles = Record<string, { fontFamily?: string } | undefined>
+
 /** Rebuild lines from one page's text items (content order; a new line on EOL or a jump in y). */
-function pageLines(items: unknown[], page: number, pageBottom: number, pageHeight: number): PdfLine[] {
+function pageLines(items: unknown[], styles: FontStyles, page: number, pageBottom: number, pageHeight: number): PdfLine[] {
   const out: PdfLine[] = []
   let parts: string[] = []
   let y = 0
   let lastEnd = 0
   let sizeChars = new Map<number, number>()
+  let monoChars = 0
+  let allChars = 0
   const end = () => {
     const text = parts.join('').replace(/\s+/g, ' ').trim()
     if (text) {
@@ -83,15 +80,17 @@ function pageLines(items: unknown[], page: number, pageBottom: number, pageHeigh
       let best = -1
       for (const [s, c] of sizeChars) if (c > best) [size, best] = [s, c]
       const rel = pageHeight > 0 ? (y - pageBottom) / pageHeight : 0.5
-      out.push({ page, y, size, text, rel })
+      out.push({ page, y, size, text, rel, mono: allChars > 0 && monoChars * 2 > allChars })
     }
     parts = []
     sizeChars = new Map()
+    monoChars = 0
+    allChars = 0
   }
   for (const it of items) {
     if (!isTextItem(it)) continue
     const t = it.transform
-    const size = Math.round((Math.hypot(t[2] ?? 0, t[3] ?? 0) || it.height || 0) * 2) / 2
+    const size = Math.round((Math.hypot(t[2] ?? 0, t[3] ?? 0) || it.height || 0) * 10) / 10
     const x = t[4] ?? 0
     const iy = t[5] ?? 0
     if (it.str === '') {
@@ -108,7 +107,12 @@ function pageLines(items: unknown[], page: number, pageBottom: number, pageHeigh
     }
     parts.push(it.str)
     lastEnd = x + (it.width || 0)
-    if (it.str.trim()) sizeChars.set(size, (sizeChars.get(size) ?? 0) + it.str.length)
+    const chars = it.str.trim().length
+    if (chars) {
+      sizeChars.set(size, (sizeChars.get(size) ?? 0) + chars)
+      allChars += chars
+      if (it.fontName !== undefined && styles[it.fontName]?.fontFamily === 'monospace') monoChars += chars
+    }
     if (it.hasEOL) end()
   }
   end()
@@ -182,7 +186,8 @@ export const parsePdf: ParserFn = guarded('PDF', async (bytes) => {
         const y0 = page.view[1] ?? 0
         const y1 = page.view[3] ?? 0
         const tc = await page.getTextContent({ includeMarkedContent: false })
-        for (const l of pageLines(tc.items, p, Math.min(y0, y1), Math.abs(y1 - y0))) lines.push(l)
+        const styles = tc.styles as FontStyles
+        for (const l of pageLines(tc.items, styles, p, Math.min(y0, y1), Math.abs(y1 - y0))) lines.push(l)
         page.cleanup()
       } catch (e) {
         // One damaged page should not lose the rest of the document.
@@ -230,108 +235,3 @@ export const parsePdf: ParserFn = guarded('PDF', async (bytes) => {
     await task.destroy().catch(() => undefined)
   }
 })
-
-/** Characters per font size, and the body size (the size carrying the most characters). */
-function sizeStats(lines: PdfLine[]): { chars: Map<number, number>; body: number; most: number } {
-  const chars = new Map<number, number>()
-  for (const l of lines) chars.set(l.size, (chars.get(l.size) ?? 0) + l.text.length)
-  let body = 0
-  let most = -1
-  for (const [s, c] of chars) if (c > most) [body, most] = [s, c]
-  return { chars, body, most }
-}
-
-/**
- * Drop lines repeated at the top or bottom of most pages (running headers, footers, page numbers;
- * digits are ignored when comparing). Lines larger than the body text are kept: a "Chapter N"
- * heading at the top of every page is content.
- */
-function dropRunningHeaders(lines: PdfLine[], numPages: number): PdfLine[] {
-  const { body } = sizeStats(lines)
-  const inBand = (l: PdfLine) => (l.rel > 0.9 || l.rel < 0.1) && l.size <= body * 1.1
-  const key = (l: PdfLine) => `${l.rel > 0.5 ? 'top' : 'bottom'}|${l.text.replace(/\d+/g, '#').toLowerCase()}`
-  const pages = new Map<string, Set<number>>()
-  for (const l of lines) {
-    if (!inBand(l)) continue
-    const k = key(l)
-    let s = pages.get(k)
-    if (!s) pages.set(k, (s = new Set()))
-    s.add(l.page)
-  }
-  const threshold = Math.max(3, Math.ceil(numPages * 0.5))
-  const drop = new Set<string>()
-  for (const [k, s] of pages) if (s.size >= threshold) drop.add(k)
-  if (drop.size === 0) return lines
-  return lines.filter((l) => !(inBand(l) && drop.has(key(l))))
-}
-
-function buildSections(lines: PdfLine[], b: DocBuilder): void {
-  const { chars, body, most } = sizeStats(lines)
-  const isHeadingLine = (l: PdfLine) =>
-    body > 0 &&
-    l.size >= body * 1.15 &&
-    l.size - body >= 1 &&
-    l.text.length <= 150 &&
-    /\p{L}/u.test(l.text) &&
-    (chars.get(l.size) ?? 0) <= most * 0.5
-  // Heading levels: distinct heading sizes, largest first (sizes within 1pt share a level).
-  const hSizes = [...new Set(lines.filter(isHeadingLine).map((l) => l.size))].sort((a, z) => z - a)
-  const levels: number[] = []
-  for (const s of hSizes) {
-    const prev = levels.length ? hSizes[levels.length - 1]! : null
-    const prevLevel = levels.length ? levels[levels.length - 1]! : 0
-    levels.push(prev !== null && prev - s < 1 ? prevLevel : Math.min(6, prevLevel + 1))
-  }
-  const levelOf = (size: number) => levels[hSizes.indexOf(size)] ?? 1
-
-  let para: string[] = []
-  let paraPage = 0
-  let prev: PdfLine | null = null
-  const flush = () => {
-    if (para.length > 0) b.add('paragraph', para.join(''), paraPage)
-    para = []
-  }
-  for (let k = 0; k < lines.length; k++) {
-    const l = lines[k]!
-    if (isHeadingLine(l)) {
-      flush()
-      // A heading wrapped over several lines: same size, same page, close together.
-      let text = l.text
-      while (k + 1 < lines.length) {
-        const nx = lines[k + 1]!
-        if (
-          nx.page !== l.page ||
-          nx.size !== l.size ||
-          !isHeadingLine(nx) ||
-          Math.abs(l.y - nx.y) > l.size * 1.6 ||
-          text.length > 150
-        )
-          break
-        text += ' ' + nx.text
-        k++
-      }
-      b.heading(levelOf(l.size), text)
-      prev = null
-      continue
-    }
-    const newPara =
-      prev === null ||
-      l.page !== prev.page ||
-      Math.abs(l.size - prev.size) > 0.5 ||
-      prev.y - l.y > Math.max(l.size, prev.size) * 1.75 ||
-      l.y > prev.y + 1 ||
-      /^([•▪◦●■\-–*]|\d{1,3}[.)])\s/.test(l.text)
-    if (newPara) {
-      flush()
-      paraPage = l.page
-      para.push(l.text)
-    } else {
-      const last = para[para.length - 1]!
-      if (/\p{L}-$/u.test(last) && /^\p{Ll}/u.test(l.text)) para[para.length - 1] = last.slice(0, -1)
-      else para.push(' ')
-      para.push(l.text)
-    }
-    prev = l
-  }
-  flush()
-}

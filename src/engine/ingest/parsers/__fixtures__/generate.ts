@@ -14,6 +14,8 @@ export interface PdfText {
   y: number
   text: string
   x?: number
+  /** Set in Courier (a monospace font, as code is) instead of Helvetica. */
+  mono?: boolean
 }
 
 export interface PdfOptions {
@@ -26,7 +28,7 @@ function pdfString(s: string): string {
   return `(${s.replace(/\\/g, '\\\\').replace(/\(/g, '\\(').replace(/\)/g, '\\)')})`
 }
 
-/** A PDF whose pages hold the given lines of Helvetica text. */
+/** A PDF whose pages hold the given lines of Helvetica (or Courier) text. */
 export function makePdf(pages: PdfText[][], opts: PdfOptions = {}): Uint8Array {
   const objs: string[] = []
   const add = (body: string) => {
@@ -36,13 +38,16 @@ export function makePdf(pages: PdfText[][], opts: PdfOptions = {}): Uint8Array {
   const catalogId = add('')
   const pagesId = add('')
   const fontId = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>')
+  const monoId = add('<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>')
   const kids: number[] = []
   for (const lines of pages) {
-    const content = lines.map((l) => `BT /F1 ${l.size} Tf ${l.x ?? 72} ${l.y} Td ${pdfString(l.text)} Tj ET`).join('\n')
+    const content = lines
+      .map((l) => `BT /${l.mono ? 'F2' : 'F1'} ${l.size} Tf ${l.x ?? 72} ${l.y} Td ${pdfString(l.text)} Tj ET`)
+      .join('\n')
     const contentId = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`)
     kids.push(
       add(
-        `<< /Type /Page /Parent ${pagesId} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${fontId} 0 R >> >> /Contents ${contentId} 0 R >>`,
+        `<< /Type /Page /Parent ${pagesId} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${fontId} 0 R /F2 ${monoId} 0 R >> >> /Contents ${contentId} 0 R >>`,
       ),
     )
   }
