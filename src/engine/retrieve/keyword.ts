@@ -1,4 +1,6 @@
 import type { Queryable } from '../store/db'
+import { keywordPostingsOf, type KeywordPostings } from '../store/postings'
+import { HEADING_EXTRA } from '../store/tsvector'
 import { extractExactTerms } from './exact-terms'
 import { type ResolvedScope, scopeSql } from './scope'
 
@@ -8,12 +10,13 @@ import { type ResolvedScope, scopeSql } from './scope'
  * measured on the MCP docs it found the right section far less often than BM25 (docs/lessons.md,
  * docs/adr/0002). Breadcrumb occurrences (weight A) count double (a BM25F-style boost).
  *
- * Two statements: the first turns the query into lexemes with their IDF (a handful of rows), the
- * second selects candidates through the GIN index with a literal tsquery and scores them. Split
- * this way the planner sees the real tsquery and the real lexeme list, and uses the index.
+ * The first statement turns the query into lexemes with their IDF (a handful of rows). Candidates
+ * are then scored from the postings kept in memory (store/postings.ts, ADR 0009), or, until those
+ * are built, in SQL: candidates through the GIN index with a literal tsquery, each candidate's
+ * tsvector unnested. Both give the same ranking (keyword.test.ts checks they agree).
  */
 
-export const BM25 = { k1: 1.2, b: 0.75, headingWeight: 2.0 } as const
+export const BM25 = { k1: 1.2, b: 0.75, headingWeight: 1 + HEADING_EXTRA } as const
 
 /**
  * Candidates come from the rarest query lexemes, adding commoner ones while their postings stay
@@ -95,12 +98,38 @@ export function toTsqueryLiteral(lexemes: string[]): string {
   return lexemes.map((l) => "'" + l.replace(/\\/g, '\\\\').replace(/'/g, "''") + "'").join(' | ')
 }
 
-export async function retrieveKeyword(db: Queryable, query: string, scope: ResolvedScope, limit: number): Promise<KeywordHit[]> {
+export type KeywordPath = 'memory' | 'sql'
+
+/** Keyword search: from the postings in memory when they are current, else in SQL (same ranking). */
+export async function retrieveKeyword(
+  db: Queryable,
+  query: string,
+  scope: ResolvedScope,
+  limit: number,
+  opts: { path?: KeywordPath; budget?: number } = {},
+): Promise<KeywordHit[]> {
   if (scope.collections.length === 0 || !query.trim()) return []
-  const { terms: all, avgdl } = await queryTerms(db, query, scope.collections)
+  const postings = opts.path === 'sql' ? null : keywordPostingsOf(db)
+  const [{ terms: all, avgdl }, inMemory] = await Promise.all([
+    queryTerms(db, query, scope.collections),
+    postings ? postings.current() : Promise.resolve(false),
+  ])
   const terms = all.filter((t) => t.df > 0)
   if (terms.length === 0) return []
-  const selective = selectiveTerms(terms)
+  const selective = selectiveTerms(terms, opts.budget)
+  if (postings && inMemory) return scoreInMemory(postings, terms, selective, avgdl, scope, limit)
+  if (opts.path === 'memory') throw new Error('the keyword postings are not built yet')
+  return scoreInSql(db, terms, selective, avgdl, scope, limit)
+}
+
+async function scoreInSql(
+  db: Queryable,
+  terms: QueryTerm[],
+  selective: QueryTerm[],
+  avgdl: number,
+  scope: ResolvedScope,
+  limit: number,
+): Promise<KeywordHit[]> {
   const s = scopeSql(scope, 'c', 5)
   const { rows } = await db.query<{ id: string; score: number }>(
     `WITH qt AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS t(lexeme, idf))
@@ -129,4 +158,122 @@ export async function retrieveKeyword(db: Queryable, query: string, scope: Resol
     ],
   )
   return rows.map((r, i) => ({ chunk_id: r.id, rank: i + 1, bm25: Number(r.score) }))
+}
+
+/**
+ * The same ranking as scoreInSql, from the postings: candidates are the in-scope chunks holding a
+ * selective lexeme, each scored over every query lexeme, best first, ties by chunk id.
+ */
+function scoreInMemory(
+  p: KeywordPostings,
+  terms: QueryTerm[],
+  selective: QueryTerm[],
+  avgdl: number,
+  scope: ResolvedScope,
+  limit: number,
+): KeywordHit[] {
+  const allowed = allowedScope(p, scope)
+  if (!allowed) return []
+  const slots = p.slotCount
+  if (p.score.length < slots) {
+    p.score = new Float64Array(Math.max(slots, p.score.length * 2))
+    p.epochOf = new Int32Array(p.score.length)
+    p.epoch = 0
+  }
+  const epoch = ++p.epoch
+  const { score, epochOf, dl, live, coll, ver } = p
+  const width = p.versions.length
+  const candidates: number[] = []
+  for (const t of selective) {
+    const list = p.list(t.lexeme)
+    if (!list) continue
+    for (let i = 0; i < list.n; i++) {
+      const s = list.slots[i]!
+      if (epochOf[s] === epoch || !live[s] || !allowed[coll[s]! * width + ver[s]!]) continue
+      epochOf[s] = epoch
+      score[s] = 0
+      candidates.push(s)
+    }
+  }
+  // Every query lexeme adds to the candidates, in lexeme order and with the arithmetic of the SQL
+  // (same operations, same order), so both give the same floating-point scores and ties.
+  const byLexeme = [...terms].sort((a, b) => cmp(a.lexeme, b.lexeme))
+  const avg = avgdl
+  for (const t of byLexeme) {
+    const list = p.list(t.lexeme)
+    if (!list) continue
+    const { slots: ss, tfs } = list
+    for (let i = 0; i < list.n; i++) {
+      const s = ss[i]!
+      if (epochOf[s] !== epoch) continue
+      const tf = tfs[i]!
+      score[s]! += (t.idf * (tf * K1_PLUS_1)) / (tf + BM25.k1 * (ONE_MINUS_B + (BM25.b * dl[s]!) / avg))
+    }
+  }
+  const top = topK(candidates, limit, (a, b) => score[b]! - score[a]! || cmp(p.chunkId(a), p.chunkId(b)))
+  return top.map((s, i) => ({ chunk_id: p.chunkId(s), rank: i + 1, bm25: score[s]! }))
+}
+
+/** Which (collection, version) pairs of the postings are in scope, as a flat table; null when none. */
+function allowedScope(p: KeywordPostings, scope: ResolvedScope): Uint8Array | null {
+  const width = p.versions.length
+  const allowed = new Uint8Array(p.collections.length * width)
+  const keys = scope.versionKeys ? new Set(scope.versionKeys) : null
+  let any = false
+  for (const c of scope.collections) {
+    const ci = p.collectionIndex(c)
+    if (ci === undefined) continue
+    for (let vi = 0; vi < width; vi++) {
+      const v = p.versions[vi]
+      if (v === null || !keys || keys.has(`${c}|${v}`)) {
+        allowed[ci * width + vi] = 1
+        any = true
+      }
+    }
+  }
+  return any ? allowed : null
+}
+
+// The SQL's constants as PostgreSQL evaluates them (numeric, then float8).
+const K1_PLUS_1 = Number((BM25.k1 + 1).toPrecision(12))
+const ONE_MINUS_B = Number((1 - BM25.b).toPrecision(12))
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** The best `k` of `items` by `order` (negative when the first is better), best first. */
+export function topK(items: number[], k: number, order: (a: number, b: number) => number): number[] {
+  if (items.length <= k * 4) return items.sort(order).slice(0, k)
+  // A bounded heap whose root is the worst kept item.
+  const heap: number[] = []
+  const worse = (a: number, b: number) => order(a, b) > 0
+  const up = (i: number) => {
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!worse(heap[i]!, heap[parent]!)) break
+      ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
+      i = parent
+    }
+  }
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l
+      if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r
+      if (m === i) return
+      ;[heap[i], heap[m]] = [heap[m]!, heap[i]!]
+      i = m
+    }
+  }
+  for (const x of items) {
+    if (heap.length < k) {
+      heap.push(x)
+      up(heap.length - 1)
+    } else if (k > 0 && order(x, heap[0]!) < 0) {
+      heap[0] = x
+      down(0)
+    }
+  }
+  return heap.sort(order)
 }

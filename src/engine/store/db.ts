@@ -16,10 +16,13 @@ export interface Db extends Queryable {
   /** Runs `fn` in one transaction: everything it wrote commits together or not at all. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
   close(): Promise<void>
+  /** Runs `fn` when close() begins (caches derived from the store stop reading it). */
+  onClose(fn: () => void): void
   readonly dataDir: string | null
 }
 
 class PGliteDb implements Db {
+  private readonly closing: (() => void)[] = []
   /** PGlite is single-connection: statements are queued, and a transaction holds the connection. */
   constructor(
     private readonly pg: PGlite,
@@ -46,7 +49,12 @@ class PGliteDb implements Db {
     )
   }
 
+  onClose(fn: () => void): void {
+    this.closing.push(fn)
+  }
+
   async close(): Promise<void> {
+    for (const fn of this.closing.splice(0)) fn()
     if (!this.pg.closed) await this.pg.close()
   }
 }

@@ -177,6 +177,56 @@ CREATE INDEX import_jobs_collection ON import_jobs (collection_id, started_at);
 ALTER TABLE chunks ADD COLUMN position integer;
 `,
   },
+  {
+    version: 4,
+    name: 'keyword postings kept in memory: chunk write order and tombstones (ADR 0009)',
+    sql: `
+-- The order chunk rows were written in, never reused: the in-memory keyword postings
+-- (store/postings.ts) read the chunks written since they last looked as seq > their watermark.
+-- Rows written before this migration keep NULL (no table rewrite, which would rebuild the HNSW
+-- indexes); they are read by the full build, and deleting one leaves a tombstone all the same.
+CREATE SEQUENCE chunk_seq AS bigint;
+ALTER TABLE chunks ADD COLUMN seq bigint;
+ALTER TABLE chunks ALTER COLUMN seq SET DEFAULT nextval('chunk_seq');
+CREATE INDEX chunks_seq ON chunks (seq);
+
+-- One row per chunk row deleted (or rewritten in its keyword fields), in commit order for the one
+-- writer: postings in memory drop the chunk whose id and seq match. Pruned after a sync up to what
+-- the process's own postings have read; pruned_through says how far, so postings that are older
+-- rebuild instead of missing a deletion.
+CREATE TABLE chunk_tombstones (
+  id        bigserial PRIMARY KEY,
+  chunk_id  text NOT NULL,
+  seq       bigint
+);
+CREATE TABLE chunk_tombstones_pruned (
+  one            boolean PRIMARY KEY DEFAULT true CHECK (one),
+  pruned_through bigint NOT NULL
+);
+INSERT INTO chunk_tombstones_pruned (pruned_through) VALUES (0);
+
+CREATE FUNCTION chunks_tombstone_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO chunk_tombstones (chunk_id, seq) SELECT id, seq FROM gone;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER chunks_tombstone_deleted AFTER DELETE ON chunks
+  REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION chunks_tombstone_deleted();
+
+-- A chunk whose searchable fields change in place is, to the postings, deleted and written anew.
+CREATE FUNCTION chunks_tombstone_rewritten() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF (NEW.id, NEW.collection_id, NEW.version, NEW.heading, NEW.text, NEW.exact_terms, NEW.lex_len)
+     IS DISTINCT FROM (OLD.id, OLD.collection_id, OLD.version, OLD.heading, OLD.text, OLD.exact_terms, OLD.lex_len) THEN
+    INSERT INTO chunk_tombstones (chunk_id, seq) VALUES (OLD.id, OLD.seq);
+    NEW.seq := nextval('chunk_seq');
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER chunks_tombstone_rewritten BEFORE UPDATE ON chunks
+  FOR EACH ROW EXECUTE FUNCTION chunks_tombstone_rewritten();
+`,
+  },
 ]
 
 export async function migrate(db: Db): Promise<number> {

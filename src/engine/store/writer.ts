@@ -1,4 +1,5 @@
 import type { Db, Queryable } from './db'
+import { pruneTombstones } from './postings'
 import { toVectorLiteral } from './vector-index'
 
 /** The engine is the only writer. Every document is replaced in one transaction, stats included. */
@@ -200,13 +201,17 @@ export async function markSynced(db: Queryable, collectionId: string, opts: { fu
   await db.query('UPDATE collections SET last_sync_at = now() WHERE id = $1', [collectionId])
   // Lexemes no longer in any chunk of the collection would only slow down IDF look-ups.
   await db.query('DELETE FROM term_stats WHERE collection_id = $1 AND df <= 0', [collectionId])
+  // Tombstones of replaced chunks are only needed until the keyword postings have read them.
+  await pruneTombstones(db)
   // Planner statistics and dead-row clean-up. A server runs autovacuum; embedded PGlite does not,
   // and every document write updates hundreds of term_stats rows (one new row version each), so
   // without VACUUM the statistics table and the index bloat with every sync.
   // A watcher's small change set vacuums only the hot tables, so a saved file stays quick to apply.
   // One statement per call: several in one query string form an implicit transaction, where
   // VACUUM is not allowed.
-  const tables = opts.full ? ['term_stats', 'collections', 'documents', 'chunks'] : ['term_stats', 'collections']
+  const tables = opts.full
+    ? ['term_stats', 'collections', 'documents', 'chunks', 'chunk_tombstones']
+    : ['term_stats', 'collections', 'chunk_tombstones']
   for (const t of tables) await db.exec(opts.full ? `VACUUM (ANALYZE) ${t}` : `VACUUM ${t}`)
 }
 

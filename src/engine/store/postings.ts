@@ -1,0 +1,406 @@
+import type { Db, Queryable } from './db'
+import { parseTsvector } from './tsvector'
+
+/**
+ * Keyword postings in memory: for every lexeme of every chunk's tsvector, the chunks containing it
+ * with their term frequency (breadcrumb occurrences counted twice, as in retrieve/keyword.ts).
+ * Derived from the store only, never written back: built from `chunks`, then kept current by
+ * reading the chunks written since (`seq` above a watermark) and the tombstones of the chunks
+ * deleted since, in one statement so both come from one snapshot (ADR 0009). Anything it cannot
+ * follow (tombstones pruned past its watermark) makes it build again. Until it is built keyword
+ * search runs in SQL, with the same ranking.
+ */
+
+/** Chunks read per statement while building (other queries run between batches). */
+const BUILD_BATCH = 5000
+/** A query brings the postings up to date itself when at most this many chunk rows changed. */
+export const INLINE_CATCH_UP = 5000
+
+class TermList {
+  slots = new Int32Array(4)
+  tfs = new Uint16Array(4)
+  n = 0
+  push(slot: number, tf: number): void {
+    if (this.n === this.slots.length) {
+      const slots = new Int32Array(Math.max(4, this.n * 2))
+      slots.set(this.slots)
+      this.slots = slots
+      const tfs = new Uint16Array(slots.length)
+      tfs.set(this.tfs)
+      this.tfs = tfs
+    }
+    this.slots[this.n] = slot
+    this.tfs[this.n] = tf
+    this.n++
+  }
+  /** Gives back the doubling's spare room (after a build). */
+  trim(): void {
+    if (this.slots.length > this.n + 8) {
+      this.slots = this.slots.slice(0, this.n)
+      this.tfs = this.tfs.slice(0, this.n)
+    }
+  }
+}
+
+interface Watermark {
+  seq: number
+  tomb: number
+}
+
+export interface PostingsStats {
+  chunks: number
+  terms: number
+  postings: number
+  /** Typed-array bytes held by the postings and per-chunk arrays (not the Maps and strings). */
+  bytes: number
+  build_ms: number | null
+}
+
+export class KeywordPostings {
+  private terms = new Map<string, TermList>()
+  private slotOf = new Map<string, number>()
+  private ids: string[] = []
+  private seqs: (number | null)[] = []
+  dl = new Int32Array(1024)
+  coll = new Uint16Array(1024)
+  ver = new Uint16Array(1024)
+  live = new Uint8Array(1024)
+  private slots = 0
+  private dead = 0
+  readonly collections: string[] = []
+  readonly versions: (string | null)[] = [null]
+  private collIndex = new Map<string, number>()
+  private verIndex = new Map<string | null, number>([[null, 0]])
+  private mark: { seq: number; tomb: number } = { seq: 0, tomb: 0 }
+  private state: 'empty' | 'building' | 'ready' | 'closed' = 'empty'
+  private busy: Promise<void> | null = null
+  private buildMs: number | null = null
+  /** Scratch space for scoring, one cell per slot (see retrieve/keyword.ts). */
+  score = new Float64Array(0)
+  epochOf = new Int32Array(0)
+  epoch = 0
+
+  constructor(private readonly db: Queryable) {}
+
+  get ready(): boolean {
+    return this.state === 'ready'
+  }
+
+  get slotCount(): number {
+    return this.slots
+  }
+
+  list(lexeme: string): TermList | undefined {
+    return this.terms.get(lexeme)
+  }
+
+  chunkId(slot: number): string {
+    return this.ids[slot]!
+  }
+
+  collectionIndex(id: string): number | undefined {
+    return this.collIndex.get(id)
+  }
+
+  versionIndex(v: string | null): number | undefined {
+    return this.verIndex.get(v)
+  }
+
+  stats(): PostingsStats {
+    let postings = 0
+    let bytes = this.dl.byteLength + this.coll.byteLength + this.ver.byteLength + this.live.byteLength
+    for (const t of this.terms.values()) {
+      postings += t.n
+      bytes += t.slots.byteLength + t.tfs.byteLength
+    }
+    return { chunks: this.slots - this.dead, terms: this.terms.size, postings, bytes, build_ms: this.buildMs }
+  }
+
+  /**
+   * True when the postings equal the store now (bringing them up to date when few chunk rows
+   * changed); false while they are being built or caught up in the background: search in SQL.
+   */
+  async current(): Promise<boolean> {
+    if (this.state === 'closed') return false
+    if (this.state === 'empty') {
+      this.startBuild()
+      return false
+    }
+    if (this.busy) {
+      if (this.state !== 'ready') return false
+      await this.busy
+    }
+    if (this.state !== 'ready') return false
+    const w = await this.storeMark()
+    if (w.pruned > this.mark.tomb) {
+      this.reset()
+      this.startBuild()
+      return false
+    }
+    if (w.seq <= this.mark.seq && w.tomb <= this.mark.tomb) return true
+    if (w.seq - this.mark.seq + (w.tomb - this.mark.tomb) <= INLINE_CATCH_UP) {
+      await this.exclusive(() => this.catchUp())
+      return this.state === 'ready'
+    }
+    void this.exclusive(() => this.catchUp()).catch(() => undefined)
+    return false
+  }
+
+  /** Builds now (or waits for the build under way), then catches up. Benchmarks and tests call it. */
+  async warm(): Promise<void> {
+    if (this.state === 'empty') this.startBuild()
+    while (this.busy) await this.busy
+    if (this.state === 'ready') await this.exclusive(() => this.catchUp())
+  }
+
+  /** The tombstone watermark these postings still need (null when nothing is built): prune below it only. */
+  async needsTombstonesAfter(): Promise<number | null> {
+    if (this.state === 'ready') {
+      await this.exclusive(() => this.catchUp()).catch(() => undefined)
+      return this.mark.tomb
+    }
+    return this.state === 'building' ? this.mark.tomb : null
+  }
+
+  close(): void {
+    this.state = 'closed'
+  }
+
+  private closed(): boolean {
+    return this.state === 'closed'
+  }
+
+  private startBuild(): void {
+    this.state = 'building'
+    void this.exclusive(() => this.build()).catch(() => {
+      if (this.state !== 'closed') this.reset()
+    })
+  }
+
+  private exclusive(fn: () => Promise<void>): Promise<void> {
+    const run = (this.busy ?? Promise.resolve()).then(fn)
+    const settled = run.catch(() => undefined)
+    this.busy = settled
+    void settled.then(() => {
+      if (this.busy === settled) this.busy = null
+    })
+    return run
+  }
+
+  private reset(): void {
+    this.terms = new Map()
+    this.slotOf = new Map()
+    this.ids = []
+    this.seqs = []
+    this.slots = 0
+    this.dead = 0
+    this.live.fill(0)
+    this.mark = { seq: 0, tomb: 0 }
+    if (this.state !== 'closed') this.state = 'empty'
+  }
+
+  private async storeMark(): Promise<Watermark & { pruned: number }> {
+    const { rows } = await this.db.query<{ seq: string | null; tomb: string | null; pruned: string }>(
+      `SELECT (SELECT max(seq) FROM chunks) AS seq, (SELECT max(id) FROM chunk_tombstones) AS tomb,
+              (SELECT pruned_through FROM chunk_tombstones_pruned) AS pruned`,
+    )
+    const r = rows[0]!
+    return { seq: Number(r.seq ?? 0), tomb: Number(r.tomb ?? 0), pruned: Number(r.pruned ?? 0) }
+  }
+
+  /** Every chunk, read in batches by id; what changes meanwhile is caught up from the watermark taken first. */
+  private async build(): Promise<void> {
+    const t0 = performance.now()
+    const w = await this.storeMark()
+    this.mark = { seq: w.seq, tomb: Math.max(w.tomb, w.pruned) }
+    let after = ''
+    for (;;) {
+      if (this.closed()) return
+      const { rows } = await this.db.query<ChunkTerms>(
+        `SELECT id, seq, collection_id, version, lex_len, tsv::text AS tsv FROM chunks WHERE id > $1 ORDER BY id LIMIT ${BUILD_BATCH}`,
+        [after],
+      )
+      for (const r of rows) this.add(r)
+      if (rows.length < BUILD_BATCH) break
+      after = rows[rows.length - 1]!.id
+    }
+    if (this.closed()) return
+    for (const list of this.terms.values()) list.trim()
+    this.state = 'ready'
+    await this.catchUp()
+    this.buildMs = performance.now() - t0
+  }
+
+  /** Reads what changed since the watermark, in one statement (one snapshot), and applies it. */
+  private async catchUp(): Promise<void> {
+    for (;;) {
+      if (this.state !== 'ready') return
+      const { seq, tomb } = this.mark
+      const { rows } = await this.db.query<ChunkTerms & { kind: 'c' | 't' | 'p'; tomb_id: string | null }>(
+        `(SELECT 'c' AS kind, id, seq, collection_id, version, lex_len, tsv::text AS tsv, NULL::bigint AS tomb_id
+            FROM chunks WHERE seq > $1 ORDER BY seq LIMIT ${BUILD_BATCH})
+         UNION ALL
+         SELECT 't', chunk_id, seq, NULL, NULL, NULL, NULL, id FROM chunk_tombstones WHERE id > $2
+         UNION ALL
+         SELECT 'p', '', NULL, NULL, NULL, NULL, NULL, pruned_through FROM chunk_tombstones_pruned`,
+        [seq, tomb],
+      )
+      let newSeq = seq
+      let newTomb = tomb
+      let added = 0
+      for (const r of rows) {
+        if (r.kind === 'p') {
+          if (Number(r.tomb_id) > tomb) {
+            // Tombstones these postings had not read were pruned: build again.
+            this.reset()
+            this.startBuild()
+            return
+          }
+        } else if (r.kind === 't') {
+          const slot = this.slotOf.get(r.id)
+          if (slot !== undefined && this.seqs[slot] === (r.seq === null ? null : Number(r.seq))) this.remove(slot)
+          newTomb = Math.max(newTomb, Number(r.tomb_id))
+        }
+      }
+      for (const r of rows) {
+        if (r.kind !== 'c') continue
+        const s = Number(r.seq)
+        const slot = this.slotOf.get(r.id)
+        if (slot !== undefined && this.seqs[slot] === s) continue
+        if (slot !== undefined) this.remove(slot)
+        this.add(r)
+        newSeq = Math.max(newSeq, s)
+        added++
+      }
+      this.mark = { seq: newSeq, tomb: newTomb }
+      if (this.dead > 1000 && this.dead * 4 > this.slots) this.compact()
+      if (added < BUILD_BATCH) return
+    }
+  }
+
+  private add(r: ChunkTerms): void {
+    const slot = this.slots++
+    if (slot >= this.live.length) this.grow(slot + 1)
+    this.ids[slot] = r.id
+    this.seqs[slot] = r.seq === null ? null : Number(r.seq)
+    this.slotOf.set(r.id, slot)
+    this.dl[slot] = Number(r.lex_len)
+    this.coll[slot] = this.intern(this.collIndex, this.collections, r.collection_id)
+    this.ver[slot] = this.intern(this.verIndex, this.versions, r.version)
+    this.live[slot] = 1
+    for (const [lexeme, tf] of parseTsvector(r.tsv)) {
+      let list = this.terms.get(lexeme)
+      if (!list) this.terms.set(lexeme, (list = new TermList()))
+      list.push(slot, tf)
+    }
+  }
+
+  private remove(slot: number): void {
+    if (!this.live[slot]) return
+    this.live[slot] = 0
+    this.slotOf.delete(this.ids[slot]!)
+    this.dead++
+  }
+
+  private intern<T>(index: Map<T, number>, values: T[], v: T): number {
+    let i = index.get(v)
+    if (i === undefined) {
+      i = values.length
+      values.push(v)
+      index.set(v, i)
+    }
+    return i
+  }
+
+  private grow(min: number): void {
+    let size = this.live.length
+    while (size < min) size *= 2
+    const resize = <A extends Int32Array | Uint16Array | Uint8Array>(a: A, make: (n: number) => A): A => {
+      const b = make(size)
+      b.set(a)
+      return b
+    }
+    this.dl = resize(this.dl, (n) => new Int32Array(n))
+    this.coll = resize(this.coll, (n) => new Uint16Array(n))
+    this.ver = resize(this.ver, (n) => new Uint16Array(n))
+    this.live = resize(this.live, (n) => new Uint8Array(n))
+  }
+
+  /** Drops deleted chunks from every list and renumbers the live ones. */
+  private compact(): void {
+    const to = new Int32Array(this.slots).fill(-1)
+    let next = 0
+    for (let s = 0; s < this.slots; s++) {
+      if (!this.live[s]) continue
+      to[s] = next
+      this.ids[next] = this.ids[s]!
+      this.seqs[next] = this.seqs[s]!
+      this.dl[next] = this.dl[s]!
+      this.coll[next] = this.coll[s]!
+      this.ver[next] = this.ver[s]!
+      this.live[next] = 1
+      this.slotOf.set(this.ids[next]!, next)
+      next++
+    }
+    this.live.fill(0, next)
+    this.ids.length = next
+    this.seqs.length = next
+    for (const [lexeme, list] of this.terms) {
+      let w = 0
+      for (let i = 0; i < list.n; i++) {
+        const s = to[list.slots[i]!]!
+        if (s < 0) continue
+        list.slots[w] = s
+        list.tfs[w] = list.tfs[i]!
+        w++
+      }
+      if (w === 0) this.terms.delete(lexeme)
+      else list.n = w
+    }
+    this.slots = next
+    this.dead = 0
+  }
+}
+
+interface ChunkTerms {
+  id: string
+  seq: string | number | null
+  collection_id: string
+  version: string | null
+  lex_len: number
+  tsv: string
+}
+
+const registry = new WeakMap<Queryable, KeywordPostings>()
+
+/**
+ * The postings of an open store (one per Db, made on first use). A transaction handle has none:
+ * it may see writes that are not committed.
+ */
+export function keywordPostingsOf(db: Queryable): KeywordPostings | null {
+  if (!isDb(db)) return null
+  let p = registry.get(db)
+  if (!p) {
+    p = new KeywordPostings(db)
+    registry.set(db, p)
+    db.onClose(() => p!.close())
+  }
+  return p
+}
+
+function isDb(db: Queryable): db is Db {
+  return typeof (db as Partial<Db>).onClose === 'function'
+}
+
+/**
+ * After a sync: drops the tombstones every reader has applied (this process's postings are the
+ * only reader: one process owns a data folder), and records how far, so older postings rebuild.
+ */
+export async function pruneTombstones(db: Queryable): Promise<void> {
+  const keep = await keywordPostingsOf(db)?.needsTombstonesAfter()
+  const { rows } = await db.query<{ max: string | null }>('SELECT max(id) AS max FROM chunk_tombstones')
+  const through = Math.min(Number(rows[0]?.max ?? 0), keep ?? Infinity)
+  if (through <= 0) return
+  await db.query('DELETE FROM chunk_tombstones WHERE id <= $1', [through])
+  await db.query('UPDATE chunk_tombstones_pruned SET pruned_through = greatest(pruned_through, $1)', [through])
+}
