@@ -11,7 +11,9 @@ import { printMachine, writeReport } from './machine'
  * default set: --models DIR, default $DOCENT_REAL_MODELS or .models; --questions N, --answers N).
  * Benchmarks are never timed assertions in tests.
  *
- * Options: --docs N (synthetic import corpus, default 10000), --tiers 10000,100000, --queries 200.
+ * Options: --docs N (synthetic import corpus, default 10000), --tiers 10000,100000, --queries 200;
+ * query only: --vectors-max N (larger tiers are keyword only, default 100000), --sql-max N (larger
+ * tiers skip keyword search's SQL path, default 100000). Set DOCENT_BM25S_VENV for the bm25s venv.
  */
 const SUITES = ['compare', 'query', 'import', 'models', 'responsiveness'] as const
 
@@ -34,6 +36,8 @@ async function main(): Promise<void> {
         result = await benchQuery({
           tiers: opt('tiers', '10000,100000').split(',').map(Number),
           queries: Number(opt('queries', '200')),
+          vectorsMax: Number(opt('vectors-max', '100000')),
+          sqlMax: Number(opt('sql-max', '100000')),
         })
         break
       case 'compare':

@@ -4,63 +4,96 @@ import { tempDir } from '../../src/test-support/paths'
 import { chunkId, documentId, sha256Hex } from '../../src/engine/store/ids'
 import { markSynced, replaceDocument, upsertCollection, type ChunkRow } from '../../src/engine/store/writer'
 import { ensureVectorIndex, HNSW_SETTINGS, toVectorLiteral } from '../../src/engine/store/vector-index'
+import { keywordPostingsOf } from '../../src/engine/store/postings'
 import { resolveScope } from '../../src/engine/retrieve/scope'
 import { retrieveKeyword } from '../../src/engine/retrieve/keyword'
 import { retrieveVector } from '../../src/engine/retrieve/vector'
 import { fuseRanks } from '../../src/engine/retrieve/fuse'
 import { countWords, extractExactTerms } from '../../src/engine/retrieve/exact-terms'
-import { pct, printTable, r1, r3 } from './machine'
+import { bm25sAnchor, fts5Anchor, type Anchor } from './anchors'
+import { dirSizeMb, pct, printTable, r1, r3 } from './machine'
 import { clusteredVectors, normalise, rng, sentence, vocabulary, zipfSampler } from './synthetic'
 
 /**
- * Query latency at 10k and 100k chunks of synthetic text and clustered vectors, written through
- * the engine's own writer (so BM25 statistics and the HNSW index are the real ones), and HNSW
- * recall@10 against exact search on the same vectors. Baselines in the same run: an exact
- * brute-force scan in JavaScript and an exact scan in SQL (no index).
+ * Query latency at 10k and 100k chunks (and larger tiers, keyword only) of synthetic text and
+ * clustered vectors, written through the engine's own writer (so BM25 statistics, postings and the
+ * HNSW index are the real ones). Keyword search is timed on both of its paths: the postings in
+ * memory (what a running engine uses) and SQL (what it uses until they are built; the only path
+ * before ADR 0009), with a check that both rank alike. Anchors in the same run, on the same chunks
+ * and queries: SQLite FTS5 bm25() and bm25s (anchors.ts). Vector baselines: an exact brute-force
+ * scan in JavaScript and an exact scan in SQL (no index), for HNSW recall@10.
  */
 const DIMS = 384
 const MODEL = 'bench/clustered-random@384'
 const CHUNKS_PER_DOC = 10
+const K = 50
+
+export interface QueryBenchOptions {
+  tiers: number[]
+  queries: number
+  /** Tiers above this many chunks have no vectors (no vector or hybrid figures): keyword growth only. */
+  vectorsMax: number
+  /** Tiers above this many chunks skip the SQL path (its tail takes seconds a query there). */
+  sqlMax: number
+}
 
 interface Tier {
-  chunks: number
-  rows: (string | number)[]
+  row: (string | number)[]
+  memRow: (string | number)[]
+  vecRow: (string | number)[] | null
   result: Record<string, unknown>
 }
 
-export async function benchQuery(opts: { tiers: number[]; queries: number }): Promise<Record<string, unknown>> {
+export async function benchQuery(opts: QueryBenchOptions): Promise<Record<string, unknown>> {
   const tiers: Tier[] = []
-  for (const n of opts.tiers) tiers.push(await runTier(n, opts.queries))
+  for (const n of opts.tiers) tiers.push(await runTier(n, opts))
+  const anchorsNote = (tiers[0]?.result['anchor_errors'] as string[] | undefined) ?? []
   printTable(
-    `Query latency (${opts.queries} queries per tier; ms; HNSW m=${HNSW_SETTINGS.m}, ef_construction=${HNSW_SETTINGS.efConstruction}, ef_search=${HNSW_SETTINGS.efSearch}, iterative scan relaxed_order)`,
+    `Keyword and hybrid query latency, ms p50 / p95 / p99 (${opts.queries} queries of 3-8 words of a chunk, top ${K}; anchors on the same chunks and queries)`,
+    ['chunks', 'Docent keyword', 'Docent keyword, SQL path', 'same top 50', 'Docent hybrid', 'SQLite FTS5 bm25()', 'bm25s'],
+    tiers.map((t) => t.row),
+  )
+  for (const e of anchorsNote) process.stdout.write(`(${e})\n`)
+  printTable(
+    'Memory and disk',
     [
       'chunks',
-      'keyword p50',
-      'p95',
-      'p99',
-      'vector p50',
-      'p95',
-      'p99',
-      'hybrid p50',
-      'p95',
-      'p99',
-      'exact JS p50',
-      'exact SQL p50',
-      'HNSW recall@10',
-      'exact SQL / HNSW p50',
+      'load s',
+      'postings build s',
+      'build / load',
+      'postings MB',
+      'RSS MB',
+      'RSS growth for postings MB',
+      'data folder MB',
+      'GIN MB',
+      'FTS5 MB',
+      'bm25s index MB',
+      'bm25s peak RSS MB',
     ],
-    tiers.map((t) => t.rows),
+    tiers.map((t) => t.memRow),
   )
+  const vec = tiers.filter((t) => t.vecRow)
+  if (vec.length)
+    printTable(
+      `Vector latency (ms; HNSW m=${HNSW_SETTINGS.m}, ef_construction=${HNSW_SETTINGS.efConstruction}, ef_search=${HNSW_SETTINGS.efSearch}, iterative scan relaxed_order)`,
+      ['chunks', 'vector p50', 'p95', 'p99', 'exact JS p50', 'exact SQL p50', 'HNSW recall@10', 'exact SQL / HNSW p50'],
+      vec.map((t) => t.vecRow!),
+    )
   return { query: tiers.map((t) => t.result) }
 }
 
-async function runTier(total: number, queries: number): Promise<Tier> {
+const fmt = (xs: number[]) => (xs.length ? [r1(pct(xs, 50)), r1(pct(xs, 95)), r1(pct(xs, 99))] : null)
+const cell = (xs: number[] | null | undefined) => (xs ? xs.map((x) => x.toLocaleString('en-US')).join(' / ') : 'n/a')
+
+async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
+  const withVectors = total <= opts.vectorsMax
+  const withSql = total <= opts.sqlMax
   const data = await tempDir('docent-bench-query-')
-  const engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'none') })
+  const engine = await Engine.open({ dataDir: path.join(data.dir, 'db'), modelsDir: path.join(data.dir, 'none') })
   const r = rng(total)
   const words = vocabulary(30_000, 11)
   const sample = zipfSampler(words.length, r)
-  const vectors = clusteredVectors(total, DIMS, Math.max(50, Math.round(total / 500)), 13)
+  const vectors = withVectors ? clusteredVectors(total, DIMS, Math.max(50, Math.round(total / 500)), 13) : null
   const texts: string[] = []
   const t0 = performance.now()
   await upsertCollection(engine.db, 'bench', '/bench')
@@ -84,107 +117,176 @@ async function runTier(total: number, queries: number): Promise<Tier> {
         tokenCount: 150,
         lexLen: countWords(text),
         exactTerms: extractExactTerms(text),
-        embedding: vectors[i]!,
-        embeddingModel: MODEL,
+        embedding: vectors ? vectors[i]! : null,
+        embeddingModel: vectors ? MODEL : null,
       })
     }
+    const doc = { id: documentId('bench', rel), collectionId: 'bench', path: rel, size: 0, mtimeMs: 0 }
     await replaceDocument(
       engine.db,
-      {
-        id: documentId('bench', rel),
-        collectionId: 'bench',
-        path: rel,
-        size: 0,
-        mtimeMs: 0,
-        sha256: sha256Hex(rel),
-        version: versions[d % 3]!,
-        kind: null,
-        title: null,
-        pageCount: null,
-        chunker: 'bench',
-      },
+      { ...doc, sha256: sha256Hex(rel), version: versions[d % 3]!, kind: null, title: null, pageCount: null, chunker: 'bench' },
       chunks,
     )
   }
   await markSynced(engine.db, 'bench')
   const loadMs = performance.now() - t0
   const t1 = performance.now()
-  await ensureVectorIndex(engine.db, MODEL, DIMS)
+  if (vectors) await ensureVectorIndex(engine.db, MODEL, DIMS)
   const indexMs = performance.now() - t1
+
+  // The postings a running engine searches: built once from the store (a search before they are
+  // ready runs in SQL and starts the build; the bench waits for it instead).
+  const rssBefore = process.memoryUsage.rss()
+  const postings = keywordPostingsOf(engine.db)!
+  const t2 = performance.now()
+  await postings.warm()
+  const buildMs = performance.now() - t2
+  const rssAfter = process.memoryUsage.rss()
+  const pstats = postings.stats()
 
   const scope = await resolveScope(engine.db, { collections: ['bench'], version: 'all' })
   const qr = rng(99)
+  const queries: { text: string; vector: Float32Array | null }[] = []
+  for (let q = 0; q < opts.queries; q++) {
+    // A question made of 3 to 8 words of one chunk, and a vector near that chunk's.
+    const target = Math.floor(qr() * total)
+    const tw = texts[target]!.replace(/\./g, '').split(' ')
+    const len = 3 + Math.floor(qr() * 6)
+    const text = Array.from({ length: len }, () => tw[Math.floor(qr() * tw.length)]).join(' ')
+    const vector = vectors ? normalise(Float32Array.from(vectors[target]!, (x) => x + (qr() - 0.5) * 0.05)) : null
+    queries.push({ text, vector })
+  }
+
   const kw: number[] = []
+  const kwSql: number[] = []
   const vec: number[] = []
   const hyb: number[] = []
   const exactJs: number[] = []
   const exactSql: number[] = []
+  let agree = 0
   let recallSum = 0
   let recallSqlSum = 0
-  for (let q = 0; q < queries; q++) {
-    // A question made of a few words of one chunk, and a vector near that chunk's.
-    const target = Math.floor(qr() * total)
-    const tw = texts[target]!.replace(/\./g, '').split(' ')
-    const query = Array.from({ length: 4 }, () => tw[Math.floor(qr() * tw.length)]).join(' ')
-    const qv = normalise(Float32Array.from(vectors[target]!, (x) => x + (qr() - 0.5) * 0.05))
-
+  for (const q of queries) {
     let s = performance.now()
-    const k = await retrieveKeyword(engine.db, query, scope, 50)
+    const k = await retrieveKeyword(engine.db, q.text, scope, K, { path: 'memory' })
     kw.push(performance.now() - s)
+    if (withSql) {
+      s = performance.now()
+      const k2 = await retrieveKeyword(engine.db, q.text, scope, K, { path: 'sql' })
+      kwSql.push(performance.now() - s)
+      if (k.map((h) => h.chunk_id).join() === k2.map((h) => h.chunk_id).join()) agree++
+    }
+    if (!q.vector || !vectors) continue
     s = performance.now()
-    const v = await retrieveVector(engine.db, qv, MODEL, scope, 50)
+    const v = await retrieveVector(engine.db, q.vector, MODEL, scope, K)
     vec.push(performance.now() - s)
     s = performance.now()
-    const [k2, v2] = await Promise.all([
-      retrieveKeyword(engine.db, query, scope, 50),
-      retrieveVector(engine.db, qv, MODEL, scope, 50),
+    const [k3, v3] = await Promise.all([
+      retrieveKeyword(engine.db, q.text, scope, K, { path: 'memory' }),
+      retrieveVector(engine.db, q.vector, MODEL, scope, K),
     ])
-    fuseRanks({ keyword: k2, vector: v2 })
+    fuseRanks({ keyword: k3, vector: v3 })
     hyb.push(performance.now() - s)
-    void k
 
     s = performance.now()
-    const exact = bruteForce(vectors, qv, 10)
+    const exact = bruteForce(vectors, q.vector, 10)
     exactJs.push(performance.now() - s)
     s = performance.now()
     const { rows } = await engine.db.query<{ id: string }>(`SELECT id FROM chunks ORDER BY embedding <=> $1::vector LIMIT 10`, [
-      toVectorLiteral(qv),
+      toVectorLiteral(q.vector),
     ])
     exactSql.push(performance.now() - s)
     const exactIds = new Set(exact.map((i) => chunkIdOf(i)))
     recallSum += v.slice(0, 10).filter((h) => exactIds.has(h.chunk_id)).length / 10
     recallSqlSum += rows.filter((row) => exactIds.has(row.id)).length / 10
   }
+  const { rows: sizes } = await engine.db.query<{ gin: string; stats: string }>(
+    `SELECT pg_relation_size('chunks_tsv_gin') AS gin, pg_total_relation_size('term_stats') AS stats`,
+  )
+  const rss = process.memoryUsage.rss()
   await engine.close()
+  const dataMb = await dirSizeMb(path.join(data.dir, 'db'))
+
+  const fts5 = fts5Anchor(
+    texts,
+    queries.map((q) => q.text),
+    data.dir,
+  )
+  const bm25s = await bm25sAnchor(
+    texts,
+    queries.map((q) => q.text),
+    data.dir,
+  )
   await data.cleanup()
-  const recall = r3(recallSum / queries)
-  const fmt = (xs: number[]) => [r1(pct(xs, 50)), r1(pct(xs, 95)), r1(pct(xs, 99))]
-  const exactSqlP50 = pct(exactSql, 50)
-  const rowOut: (string | number)[] = [
-    total.toLocaleString('en-US'),
-    ...fmt(kw),
-    ...fmt(vec),
-    ...fmt(hyb),
-    r1(pct(exactJs, 50)),
-    r1(exactSqlP50),
-    recall,
-    r1(exactSqlP50 / Math.max(pct(vec, 50), 0.01)),
-  ]
+
+  const n = queries.length
+  const mb = (bytes: number) => r1(bytes / 2 ** 20)
+  const recall = vectors ? r3(recallSum / n) : null
+  const anchorErrors = [fts5.error && `FTS5: ${fts5.error}`, bm25s.error && `bm25s: ${bm25s.error}`].filter(Boolean) as string[]
+  const anchor = (a: Anchor) => (a.error ? { error: a.error } : a)
   return {
-    chunks: total,
-    rows: rowOut,
+    row: [
+      total.toLocaleString('en-US'),
+      cell(fmt(kw)),
+      cell(fmt(kwSql)),
+      withSql ? `${agree}/${n}` : 'n/a',
+      cell(fmt(hyb)),
+      cell(fts5.query_ms),
+      cell(bm25s.query_ms),
+    ],
+    memRow: [
+      total.toLocaleString('en-US'),
+      r1(loadMs / 1000),
+      r1(buildMs / 1000),
+      `${Math.round((100 * buildMs) / loadMs)}%`,
+      mb(pstats.bytes),
+      mb(rss),
+      mb(rssAfter - rssBefore),
+      dataMb,
+      mb(Number(sizes[0]!.gin)),
+      fts5.index_mb ?? 'n/a',
+      bm25s.index_mb ?? 'n/a',
+      bm25s.peak_rss_mb ?? 'n/a',
+    ],
+    vecRow: vectors
+      ? [
+          total.toLocaleString('en-US'),
+          ...fmt(vec)!,
+          r1(pct(exactJs, 50)),
+          r1(pct(exactSql, 50)),
+          recall!,
+          r1(pct(exactSql, 50) / Math.max(pct(vec, 50), 0.01)),
+        ]
+      : null,
     result: {
       chunks: total,
-      queries,
+      queries: n,
       load_s: r1(loadMs / 1000),
-      hnsw_build_s: r1(indexMs / 1000),
+      vectors: !!vectors,
+      hnsw_build_s: vectors ? r1(indexMs / 1000) : null,
       keyword_ms: fmt(kw),
+      keyword_sql_path_ms: withSql ? fmt(kwSql) : null,
+      keyword_paths_agree: withSql ? agree / n : null,
       vector_ms: fmt(vec),
       hybrid_ms: fmt(hyb),
       exact_js_ms: fmt(exactJs),
       exact_sql_ms: fmt(exactSql),
       hnsw_recall_at_10: recall,
-      exact_sql_recall_check: r3(recallSqlSum / queries),
+      exact_sql_recall_check: vectors ? r3(recallSqlSum / n) : null,
+      postings: {
+        build_s: r1(buildMs / 1000),
+        build_share_of_load: r3(buildMs / loadMs),
+        terms: pstats.terms,
+        postings: pstats.postings,
+        typed_arrays_mb: mb(pstats.bytes),
+        rss_growth_mb: mb(rssAfter - rssBefore),
+      },
+      rss_mb: mb(rss),
+      data_folder_mb: dataMb,
+      gin_index_mb: mb(Number(sizes[0]!.gin)),
+      term_stats_mb: mb(Number(sizes[0]!.stats)),
+      anchors: { sqlite_fts5: anchor(fts5), bm25s: anchor(bm25s) },
+      anchor_errors: anchorErrors,
     },
   }
 
