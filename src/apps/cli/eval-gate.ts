@@ -8,6 +8,7 @@ import { loadQuestions } from '../../engine/eval/questions'
 import {
   calibrateDegradedGate,
   collectGateSamples,
+  scoreBySet,
   type GateRule,
   type GateSample,
   type GateScore,
@@ -78,6 +79,13 @@ export async function cmdEvalGate(argv: string[]): Promise<void> {
             row('fitted', report.fitted, 'held-out', report.fitted_on.held_out),
           ],
         ) +
+        '\n' +
+        scoreBySet(report.samples, report.current)
+          .map(
+            ({ set, score: s }) =>
+              `rule in force on ${set}, both halves: ${s.answerable_kept}/${s.answerable} answerable kept, ${s.unanswerable_refused}/${s.unanswerable} unanswerable refused`,
+          )
+          .join('\n') +
         '\n' +
         (['fit', 'held_out'] as const)
           .map((h) => {

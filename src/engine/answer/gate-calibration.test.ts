@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { calibrateDegradedGate, fitGateRule, halfOf, passes, scoreRule, type GateSample } from './gate-calibration'
+import { calibrateDegradedGate, fitGateRule, halfOf, passes, scoreBySet, scoreRule, type GateSample } from './gate-calibration'
 
 const sample = (id: string, answerable: boolean, cos: number | null, cov: number | null, meaningful = 1): GateSample => ({
   id,
@@ -50,5 +50,21 @@ describe('degraded gate calibration', () => {
     const report = calibrateDegradedGate(samples, 'all-minilm-l6-v2')
     expect(report.fitted_on.held_out.balanced_accuracy).toBe(1)
     expect(report.fitted_on.fit.answerable + report.fitted_on.held_out.answerable).toBe(150)
+  })
+
+  it('scores a rule on each question set apart, so a set it was not fitted on is a held-out check', () => {
+    const rule = { cosine_floor: 0.5, keyword_coverage: 0.3 }
+    const samples = [
+      { ...sample('1', true, 0.6, 0), set: 'fitted-on' },
+      { ...sample('2', false, 0.1, 0.1), set: 'fitted-on' },
+      { ...sample('1', true, 0.2, 0.2), set: 'other' },
+      { ...sample('2', true, 0.7, 0), set: 'other' },
+      { ...sample('3', false, 0.9, 0), set: 'other' },
+    ]
+    expect(scoreBySet(samples, rule)).toEqual([
+      { set: 'fitted-on', score: scoreRule(samples.slice(0, 2), rule) },
+      { set: 'other', score: scoreRule(samples.slice(2), rule) },
+    ])
+    expect(scoreBySet(samples, rule)[1]!.score).toMatchObject({ answerable_kept: 1, answerable: 2, unanswerable_refused: 0 })
   })
 })

@@ -91,6 +91,21 @@ export function scoreRule(samples: GateSample[], rule: GateRule): GateScore {
   }
 }
 
+/**
+ * A rule's score on each question set apart: a threshold fitted on one set (KEYWORD_COVERAGE, on
+ * the MCP golden set) is in-sample there and held out on every other set.
+ */
+export function scoreBySet(samples: GateSample[], rule: GateRule): { set: string; score: GateScore }[] {
+  const sets = [...new Set(samples.map((s) => s.set))]
+  return sets.map((set) => ({
+    set,
+    score: scoreRule(
+      samples.filter((s) => s.set === set),
+      rule,
+    ),
+  }))
+}
+
 /** Candidates midway between neighbouring observed values, plus one beyond each end. */
 function candidates(values: number[]): number[] {
   const v = [...new Set(values)].sort((a, b) => a - b)
