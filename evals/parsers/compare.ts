@@ -11,7 +11,7 @@ import { isIgnoredPath } from '../../src/engine/ingest/walk'
  * Parser figures for a corpus, so that a parser change can be measured: per document the parsed
  * sections (breadcrumb and text) or the error, and totals (documents, chunks, distinct headings).
  *
- *   tsx evals/parsers/compare.ts dump [folder|--fixtures] out.json
+ *   tsx evals/parsers/compare.ts dump [folder|--fixtures] out.json    (also prints the parse time)
  *   tsx evals/parsers/compare.ts diff before.json after.json [--verbose]
  *
  * The default folder is the MCP docs corpus; --fixtures reads evals/parsers/test-fixtures/ plus a DOCX
@@ -33,6 +33,8 @@ interface DocStats {
 interface Dump {
   source: string
   totals: { files: number; documents: number; failed: number; sections: number; chunks: number; distinctHeadings: number }
+  /** Bytes read and wall time spent in parseFile alone (chunking excluded), for the parser's cost. */
+  parse?: { bytes: number; ms: number }
   docs: Record<string, DocStats>
 }
 
@@ -92,10 +94,13 @@ async function dump(source: string): Promise<Dump> {
   const docs: Record<string, DocStats> = {}
   const allHeadings = new Set<string>()
   const totals = { files: 0, documents: 0, failed: 0, sections: 0, chunks: 0, distinctHeadings: 0 }
+  const parse = { bytes: 0, ms: 0 }
   for (const [rel, bytes] of await inputs(source)) {
     totals.files++
+    parse.bytes += bytes.length
+    const t0 = performance.now()
     try {
-      const doc = await parseFile(bytes, rel)
+      const doc = await parseFile(bytes, rel).finally(() => (parse.ms += performance.now() - t0))
       const chunks = chunkDocument(doc, approximateTokenCounter)
       const headings = new Set<string>()
       for (const s of doc.sections) for (const h of s.headings) headings.add(h)
@@ -121,7 +126,7 @@ async function dump(source: string): Promise<Dump> {
   }
   // Distinct per document: the same heading text in two files is two headings a reader can land on.
   totals.distinctHeadings = allHeadings.size
-  return { source, totals, docs }
+  return { source, totals, parse: { bytes: parse.bytes, ms: Math.round(parse.ms) }, docs }
 }
 
 const hash = (s: string) => createHash('sha1').update(s).digest('hex').slice(0, 10)
@@ -192,6 +197,7 @@ async function main(): Promise<void> {
     const d = await dump(source)
     await writeFile(out, JSON.stringify(d, null, 1))
     console.log(JSON.stringify(d.totals))
+    console.log(`parsed ${(d.parse!.bytes / 1e6).toFixed(1)} MB in ${(d.parse!.ms / 1000).toFixed(1)} s (parseFile only)`)
     return
   }
   if (cmd === 'diff' && rest.length >= 2) {
