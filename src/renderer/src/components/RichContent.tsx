@@ -1,4 +1,5 @@
 import { useCallback, type KeyboardEvent, type MouseEvent } from 'react'
+import { scrollWithin } from '../lib/scroll'
 
 /**
  * Shows HTML that has already been through lib/sanitize. Clicks are handled by delegation: citation
@@ -35,7 +36,7 @@ export function RichContent({
       if (anchor) {
         const id = anchor.getAttribute('data-anchor') ?? ''
         const dest = Array.from(container.querySelectorAll('[id]')).find((el) => el.id === id || el.id === `user-content-${id}`)
-        dest?.scrollIntoView({ block: 'start', behavior: 'smooth' })
+        if (dest) scrollWithin(dest, { block: 'start', behavior: 'smooth' })
         return true
       }
       return !!target.closest('a')

@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import type { SourceView } from '../../../shared/api'
 import { docent } from '../docent'
 import { highlightPassage } from '../lib/highlight'
+import { scrollWithin } from '../lib/scroll'
 import { markdownToSafeHtml, sanitizeHtml } from '../lib/sanitize'
 import { useNav } from '../stores/nav'
 import { useViewer } from '../stores/viewer'
@@ -69,7 +70,7 @@ function SourceDocument({ view, label }: { view: SourceView; label: string | nul
             <button
               type="button"
               className="btn btn-small btn-quiet"
-              onClick={() => found.scrollIntoView({ block: 'center', behavior: 'smooth' })}
+              onClick={() => scrollWithin(found, { block: 'center', behavior: 'smooth' })}
             >
               Jump to passage
             </button>
@@ -105,7 +106,7 @@ function TextDocument({ view, onHighlight }: { view: SourceView; onHighlight: (e
     if (!el) return
     const mark = highlightPassage(el, view.passage)
     onHighlight(mark)
-    mark?.scrollIntoView?.({ block: 'center' })
+    if (mark) scrollWithin(mark, { block: 'center' })
   }, [html, content, view.passage, onHighlight])
 
   if (html !== null)
@@ -198,7 +199,7 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
       if (cited) {
         const mark = highlightPassage(textLayer, view.passage)
         onHighlight(mark)
-        mark?.scrollIntoView?.({ block: 'center' })
+        if (mark) scrollWithin(mark, { block: 'center' })
       }
     })()
       .catch((err: unknown) => {
