@@ -7,6 +7,7 @@ import { statusFor, useModels } from '../stores/models'
 import { useNav } from '../stores/nav'
 import { useViewer } from '../stores/viewer'
 import { AlertIcon, CheckIcon, CopyIcon, InfoIcon, RetryIcon, SearchIcon, SendIcon, Spinner, StopIcon, TraceIcon } from './Icons'
+import { ModelsNotice, saysModelMissing, useMissingModels } from './ModelsNotice'
 import { Onboarding } from './Onboarding'
 import { RichContent } from './RichContent'
 import { ScopePicker } from './ScopePicker'
@@ -52,6 +53,7 @@ export function ChatPane() {
         </h1>
         <ScopePicker />
       </header>
+      {turns.length > 0 && <ModelsNotice />}
       <div
         className="transcript"
         ref={logRef}
@@ -242,13 +244,16 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
     }
   }
 
-  const notes = [...result.notices, ...result.warnings]
+  // Notices that only say a model is missing are said once, by ModelsNotice above the conversation.
+  const missingModels = useMissingModels()
+  const allNotes = [...result.notices, ...result.warnings]
+  const notes = allNotes.filter((n) => !saysModelMissing(n, missingModels))
   // The words retrieval searched for, marked in each passage's excerpt.
   const query = result.rewritten_question ?? turn.question
 
   return (
     <div className="result">
-      {(result.degraded || notes.length > 0) && (
+      {(notes.length > 0 || (result.degraded && allNotes.length === 0)) && (
         <div className="notice notice-warn" role="note">
           <AlertIcon size={15} />
           <div>
