@@ -6,7 +6,7 @@ import { markSynced, replaceDocument, upsertCollection, type ChunkRow } from '..
 import { ensureVectorIndex, HNSW_SETTINGS, toVectorLiteral } from '../../src/engine/store/vector-index'
 import { keywordPostingsOf } from '../../src/engine/store/postings'
 import { resolveScope } from '../../src/engine/retrieve/scope'
-import { retrieveKeyword } from '../../src/engine/retrieve/keyword'
+import { retrieveKeyword, sameRanking } from '../../src/engine/retrieve/keyword'
 import { retrieveVector } from '../../src/engine/retrieve/vector'
 import { fuseRanks } from '../../src/engine/retrieve/fuse'
 import { countWords, extractExactTerms } from '../../src/engine/retrieve/exact-terms'
@@ -174,7 +174,7 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
       s = performance.now()
       const k2 = await retrieveKeyword(engine.db, q.text, scope, K, { path: 'sql' })
       kwSql.push(performance.now() - s)
-      if (k.map((h) => h.chunk_id).join() === k2.map((h) => h.chunk_id).join()) agree++
+      if (sameRanking(k, k2)) agree++
     }
     if (!q.vector || !vectors) continue
     s = performance.now()

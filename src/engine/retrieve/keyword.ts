@@ -234,6 +234,27 @@ function allowedScope(p: KeywordPostings, scope: ResolvedScope): Uint8Array | nu
   return any ? allowed : null
 }
 
+/**
+ * Whether two rankings agree: the same scores rank by rank, and the same chunks once equal scores
+ * are ordered by chunk id. SQL's sum() may add a chunk's terms in another order than another
+ * chunk's, so two chunks with equal scores can differ in the last bit there and be ordered by that
+ * instead of by id; chunks tied with the last one kept may be cut either way.
+ */
+export function sameRanking(a: KeywordHit[], b: KeywordHit[], tol = 1e-9): boolean {
+  if (a.length !== b.length) return false
+  if (a.some((h, i) => Math.abs(h.bm25 - b[i]!.bm25) > tol * Math.max(1, Math.abs(h.bm25)))) return false
+  const last = a.at(-1)?.bm25 ?? 0
+  const canonical = (hs: KeywordHit[]) =>
+    hs
+      .filter((h) => Math.abs(h.bm25 - last) > tol * Math.max(1, last))
+      .sort(
+        (x, y) => (Math.abs(x.bm25 - y.bm25) <= tol * Math.max(1, x.bm25) ? 0 : y.bm25 - x.bm25) || cmp(x.chunk_id, y.chunk_id),
+      )
+      .map((h) => h.chunk_id)
+      .join()
+  return canonical(a) === canonical(b)
+}
+
 // The SQL's constants as PostgreSQL evaluates them (numeric, then float8).
 const K1_PLUS_1 = Number((BM25.k1 + 1).toPrecision(12))
 const ONE_MINUS_B = Number((1 - BM25.b).toPrecision(12))

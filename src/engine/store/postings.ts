@@ -153,13 +153,9 @@ export class KeywordPostings {
     if (this.state === 'ready') await this.exclusive(() => this.catchUp())
   }
 
-  /** The tombstone watermark these postings still need (null when nothing is built): prune below it only. */
-  async needsTombstonesAfter(): Promise<number | null> {
-    if (this.state === 'ready') {
-      await this.exclusive(() => this.catchUp()).catch(() => undefined)
-      return this.mark.tomb
-    }
-    return this.state === 'building' ? this.mark.tomb : null
+  /** The tombstone watermark these postings still need (null when none are built or building): prune up to it only. */
+  needsTombstonesAfter(): number | null {
+    return this.state === 'ready' || this.state === 'building' ? this.mark.tomb : null
   }
 
   close(): void {
@@ -397,7 +393,7 @@ function isDb(db: Queryable): db is Db {
  * only reader: one process owns a data folder), and records how far, so older postings rebuild.
  */
 export async function pruneTombstones(db: Queryable): Promise<void> {
-  const keep = await keywordPostingsOf(db)?.needsTombstonesAfter()
+  const keep = keywordPostingsOf(db)?.needsTombstonesAfter()
   const { rows } = await db.query<{ max: string | null }>('SELECT max(id) AS max FROM chunk_tombstones')
   const through = Math.min(Number(rows[0]?.max ?? 0), keep ?? Infinity)
   if (through <= 0) return
