@@ -3,7 +3,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fixtureModels, tempDir } from '../../../test-support/paths'
 import { ModelLoadError } from './errors'
-import { loadChatModel, type ChatModel } from './llm'
+import { loadChatModel, threadsFor, type ChatModel } from './llm'
 
 const GGUF = path.join(fixtureModels, 'llm/tiny-random-llama.gguf')
 
@@ -169,5 +169,16 @@ describe('loadChatModel (tiny random llama GGUF)', () => {
       expect(e2).toBeInstanceOf(ModelLoadError)
       expect((e2 as Error).message).toMatch(/not a GGUF/)
     })
+  })
+})
+
+describe('threadsFor', () => {
+  const MB = 1024 * 1024
+  it('uses every math core for a real model, one thread for a tiny one, and a valid DOCENT_LLM_THREADS over both', () => {
+    expect(threadsFor(undefined, 1000 * MB, 2)).toBe(2)
+    expect(threadsFor(undefined, 1 * MB, 8)).toBe(1)
+    expect(threadsFor('1', 1000 * MB, 2)).toBe(1)
+    expect(threadsFor('3', 1 * MB, 2)).toBe(3)
+    for (const bad of ['', '0', '-2', '1.5', 'two']) expect(threadsFor(bad, 1000 * MB, 2)).toBe(2)
   })
 })

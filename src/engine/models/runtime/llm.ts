@@ -304,8 +304,19 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
  * box the 0.4 MB fixture generated ~1 ms/token on 1 thread but 50-300 ms/token on 2 threads
  * while other processes competed for the cores.
  */
+/**
+ * `DOCENT_LLM_THREADS` overrides the count: llama.cpp's threads wait for each other at every
+ * step, so on cores shared with other busy work (a CI runner, a build) one thread can beat two.
+ */
 function defaultThreads(llama: Llama, model: LlamaModel): number {
-  return model.size < 64 * 1024 * 1024 ? 1 : llama.cpuMathCores
+  return threadsFor(process.env['DOCENT_LLM_THREADS'], model.size, llama.cpuMathCores)
+}
+
+/** Threads for a model of `modelBytes`: the override when it is a positive integer, else 1 for tiny models, else every math core. */
+export function threadsFor(override: string | undefined, modelBytes: number, mathCores: number): number {
+  const forced = Number(override)
+  if (override !== undefined && Number.isInteger(forced) && forced > 0) return forced
+  return modelBytes < 64 * 1024 * 1024 ? 1 : mathCores
 }
 
 function mapStopReason(reason: string): StopReason {
