@@ -260,13 +260,14 @@ export const ProblemCode = z.enum([
   'empty_answer',
   'no_citations',
   'citation_out_of_range',
+  'answer_repeats_question',
   // The two below are no longer raised (a mismatch between markers and "citations" is repaired,
   // see RepairCode); they stay so that traces stored before still parse.
   'marker_not_declared',
   'citation_not_used',
 ])
 export type ProblemCode = z.infer<typeof ProblemCode>
-export const WarningCode = z.enum(['unsupported_number', 'unsupported_quote'])
+export const WarningCode = z.enum(['unsupported_number', 'unsupported_quote', 'unsupported_term'])
 export type WarningCode = z.infer<typeof WarningCode>
 export const VerificationProblem = z.object({ code: ProblemCode, message: z.string() })
 export type VerificationProblem = z.infer<typeof VerificationProblem>
@@ -305,6 +306,8 @@ export const AttemptTrace = z.object({
     markers: z.array(z.number()),
     unsupported_numbers: z.array(z.string()),
     unsupported_quotes: z.array(z.string()),
+    /** Absent in traces stored before the term check existed. */
+    unsupported_terms: z.array(z.string()).default([]),
   }),
 })
 export type AttemptTrace = z.infer<typeof AttemptTrace>

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { PromptPassage } from './prompt'
-import { answerNumbers, answerQuotes, appendMarkers, inlineMarkers, verifyCitations } from './verify'
+import {
+  answerNumbers,
+  answerQuotes,
+  answerTerms,
+  appendMarkers,
+  inlineMarkers,
+  repeatsQuestion,
+  verifyCitations,
+} from './verify'
 
 const passages: PromptPassage[] = [
   {
@@ -231,5 +239,41 @@ describe('answer text parsing', () => {
 
   it('finds quoted strings', () => {
     expect(answerQuotes('Use "accept" or `tools/call` or “cancel”')).toEqual(['accept', 'tools/call', 'cancel'])
+  })
+})
+
+describe('an answer that restates the question', () => {
+  const q = 'What must an MCP client put in the resource parameter during the OAuth flow, and on which requests?'
+  it('is refused, with a message for the corrective retry', () => {
+    const v = verifyCitations(
+      ok('An MCP client MUST put in the resource parameter during the OAuth flow, and on which requests? [1][2]', [1, 2]),
+      passages,
+      q,
+    )
+    expect(codes(v)).toEqual(['answer_repeats_question'])
+    expect(repeatsQuestion('What must a client put in the resource parameter? [1]', q)).toBe(true)
+  })
+  it('lets a real answer that shares the question words through', () => {
+    const answer =
+      'The client MUST include the resource parameter, set to the canonical URI of the MCP server, in both authorization requests and token requests [1].'
+    expect(repeatsQuestion(answer, q)).toBe(false)
+    expect(verifyCitations(ok(answer, [1]), passages, q).problems).toEqual([])
+    expect(repeatsQuestion('Yes [1].', 'Is it?')).toBe(false)
+  })
+})
+
+describe('names in the answer', () => {
+  it('finds headers, method paths and identifiers, not plain words', () => {
+    expect(
+      answerTerms(
+        'Send Last-Event-ID and Mcp-Session-Id on tools/call with progressToken or max_tokens, as a well-known, real-time JSON-RPC and/or e.g. Streamable HTTP call [1].',
+      ),
+    ).toEqual(['Last-Event-ID', 'Mcp-Session-Id', 'tools/call', 'progressToken', 'max_tokens', 'JSON-RPC'])
+  })
+  it('reports a name the cited passages lack as an unverified claim, and accepts one they hold', () => {
+    const v = verifyCitations(ok('Send notifications/cancelled with a Last-Event-ID header [2].', [2]), passages)
+    expect(v.ok).toBe(true)
+    expect(v.unsupported_terms).toEqual(['Last-Event-ID'])
+    expect(v.warnings.map((w) => w.code)).toEqual(['unsupported_term'])
   })
 })

@@ -9,7 +9,8 @@ import type { AnswerReply, PromptPassage } from './prompt'
  *  - the reply is not the expected JSON object;
  *  - an answerable reply with an empty answer;
  *  - an answerable reply that cites nothing;
- *  - a cited number that is not one of the passages given (1..n).
+ *  - a cited number that is not one of the passages given (1..n);
+ *  - an answer that only restates the question.
  * Repairs (recorded in the trace, not problems): the inline [n] markers are the citations the
  * person sees. A reply that lists `citations` but writes no marker gets them placed at the end of
  * its answer; a listed citation that no marker uses is dropped; a marker missing from the list is
@@ -18,7 +19,8 @@ import type { AnswerReply, PromptPassage } from './prompt'
  * chat model").
  * Unsupported claims (warnings; the answer stands but these claims are never shown as verified):
  *  - a number in the answer that none of the cited passages contains;
- *  - a quoted string in the answer that none of the cited passages contains.
+ *  - a quoted string in the answer that none of the cited passages contains;
+ *  - a name (header, method path, identifier) that none of the cited passages contains.
  * They go into the corrective retry when there is one; whatever is left is returned in
  * `unsupported_numbers`/`unsupported_quotes` (as the answer spells them), and the verdict stage puts
  * them in the result's `unverified_claims`, which the renderer marks in place. They do not refuse
@@ -38,6 +40,7 @@ export interface Verification {
   markers: number[]
   unsupported_numbers: string[]
   unsupported_quotes: string[]
+  unsupported_terms: string[]
 }
 
 /** Parses the reply shape leniently (the grammar may not have finished: maxTokens). */
@@ -123,6 +126,29 @@ export function answerQuotes(answer: string): string[] {
   return [...out]
 }
 
+/**
+ * Names a reader would copy: header and parameter names (Last-Event-ID, Mcp-Session-Id), method
+ * paths (tools/call, notifications/cancelled), camelCase and snake_case identifiers. A wrong one
+ * sends the person after something that does not exist, so, like numbers, they must come from the
+ * cited passages. Plain hyphenated words ("well-known") and single capitalised words are not names.
+ */
+export function answerTerms(answer: string): string[] {
+  const text = answer.replace(MARKER, ' ').replace(/`[^`\n]*`|"[^"\n]*"|“[^”\n]*”/g, ' ')
+  const out = new Set<string>()
+  const re = /(?<![\w/.-])[A-Za-z][A-Za-z0-9]*(?:[-_/.][A-Za-z0-9]+)+(?![\w/-])|(?<![\w/.-])[a-z]+[A-Z][A-Za-z0-9]*(?![\w/-])/g
+  for (const m of text.matchAll(re)) {
+    const t = m[0].replace(/\.$/, '')
+    const parts = t.split(/[-_/.]/)
+    const isName =
+      /[_/]/.test(t) ||
+      /^[a-z]+[A-Z]/.test(t) ||
+      (t.includes('-') && parts.filter((p) => /^[A-Z]/.test(p)).length >= 2) ||
+      /\d/.test(t)
+    if (isName && !/^(?:e\.g|i\.e|etc|and\/or)$/i.test(t)) out.add(t)
+  }
+  return [...out]
+}
+
 const UNITS = ['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine']
 const TEENS = ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen']
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety']
@@ -178,11 +204,30 @@ export function appendMarkers(answer: string, citations: number[]): string {
   return `${text} ${marks}`
 }
 
-export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Verification {
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}_'-]*/gu
+
+/**
+ * Whether an answer only restates the question: at least 80% of its words (markers aside) are the
+ * question's, and it covers at least 60% of the question's or is itself a question. Seen with a 1.5B model, which replied
+ * "An MCP client MUST put in the resource parameter during the OAuth flow, and on which requests?
+ * [1][2]" with valid citations.
+ */
+export function repeatsQuestion(answer: string, question: string): boolean {
+  const words = (s: string) => (s.replace(MARKER, ' ').toLowerCase().match(WORD) ?? []) as string[]
+  const a = words(answer)
+  const q = new Set(words(question))
+  if (a.length === 0 || q.size === 0) return false
+  const fromQuestion = a.filter((w) => q.has(w)).length / a.length
+  const covered = [...q].filter((w) => a.includes(w)).length / q.size
+  const asks = /\?\s*$/.test(answer.replace(MARKER, ' ').trim())
+  return fromQuestion >= 0.8 && (covered >= 0.6 || asks)
+}
+
+export function verifyCitations(parsed: unknown, passages: PromptPassage[], question?: string): Verification {
   const problems: VerificationProblem[] = []
   const warnings: VerificationWarning[] = []
   const reply = parseAnswerReply(parsed)
-  const empty = { markers: [], unsupported_numbers: [], unsupported_quotes: [] }
+  const empty = { markers: [], unsupported_numbers: [], unsupported_quotes: [], unsupported_terms: [] }
   if (!reply) {
     problems.push({
       code: 'invalid_reply',
@@ -225,6 +270,11 @@ export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Ver
       code: 'no_citations',
       message: 'The answer cites no passage: put the passage number in square brackets, like [1], after every statement.',
     })
+  if (question && normalised.answer && repeatsQuestion(normalised.answer, question))
+    problems.push({
+      code: 'answer_repeats_question',
+      message: 'The answer repeats the question instead of answering it: answer from the passages, or set "answerable" to false.',
+    })
   const outOfRange = cited.filter((c) => !inRange(c))
   if (outOfRange.length)
     problems.push({
@@ -236,11 +286,16 @@ export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Ver
   const hay = citedPassages.map(haystack).join('\n')
   const unsupported_numbers = answerNumbers(normalised.answer).filter((t) => !containsNumber(hay, t))
   const unsupported_quotes = answerQuotes(normalised.answer).filter((q) => !containsQuote(hay, q))
+  const unsupported_terms = answerTerms(normalised.answer).filter(
+    (t) => !containsQuote(hay, t) && !unsupported_quotes.some((q) => q.includes(t)),
+  )
   if (citedPassages.length > 0) {
     for (const t of unsupported_numbers)
       warnings.push({ code: 'unsupported_number', message: `The number ${t} does not appear in the cited passages.` })
     for (const q of unsupported_quotes)
       warnings.push({ code: 'unsupported_quote', message: `The quoted text "${q}" does not appear in the cited passages.` })
+    for (const t of unsupported_terms)
+      warnings.push({ code: 'unsupported_term', message: `The name ${t} does not appear in the cited passages.` })
   }
   return {
     ok: problems.length === 0,
@@ -251,5 +306,6 @@ export function verifyCitations(parsed: unknown, passages: PromptPassage[]): Ver
     markers,
     unsupported_numbers: citedPassages.length ? unsupported_numbers : [],
     unsupported_quotes: citedPassages.length ? unsupported_quotes : [],
+    unsupported_terms: citedPassages.length ? unsupported_terms : [],
   }
 }

@@ -139,7 +139,7 @@ async function attempt(
   const ms = round(performance.now() - t0, 2)
   run.checkAbort()
   run.stage('verify', 'Checking citations')
-  const v = verifyCitations(res.parsed, passages)
+  const v = verifyCitations(res.parsed, passages, run.standalone)
   attempts.push({
     attempt: n,
     purpose,
@@ -157,6 +157,7 @@ async function attempt(
       markers: v.markers,
       unsupported_numbers: v.unsupported_numbers,
       unsupported_quotes: v.unsupported_quotes,
+      unsupported_terms: v.unsupported_terms,
     },
   })
   return { res, v }

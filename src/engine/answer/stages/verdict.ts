@@ -71,7 +71,7 @@ export async function conclude(
     unanswered_parts: v.reply.unanswered_parts,
     warnings: v.warnings.map((w) => w.message),
     // The answer stands, but these are not backed by what it cites: the renderer marks them.
-    unverified_claims: [...v.unsupported_numbers, ...v.unsupported_quotes],
+    unverified_claims: [...v.unsupported_numbers, ...v.unsupported_quotes, ...v.unsupported_terms],
     mode: 'answer',
   }
   if (cache) await ctx.store.cachePut(cache.key, { question: run.standalone, state: cache.state, result })
