@@ -276,9 +276,11 @@ export type VerificationWarning = z.infer<typeof VerificationWarning>
 /**
  * What the verifier changed in a reply before checking it: the inline [n] markers are the
  * citations the person sees, so a reply that lists citations without any marker gets them placed
- * at the end of its answer, and a listed citation that no marker uses is dropped.
+ * at the end of its answer, and a listed citation that no marker uses is dropped. An answer about
+ * a name the question asks for (a header, a method) that no passage given contains is turned into
+ * "the documents don't say".
  */
-export const RepairCode = z.enum(['markers_added', 'citation_dropped'])
+export const RepairCode = z.enum(['markers_added', 'citation_dropped', 'subject_not_in_passages'])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })
 export type VerificationRepair = z.infer<typeof VerificationRepair>

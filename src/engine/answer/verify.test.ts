@@ -277,3 +277,21 @@ describe('names in the answer', () => {
     expect(v.warnings.map((w) => w.code)).toEqual(['unsupported_term'])
   })
 })
+
+describe('a question about a name no passage mentions', () => {
+  it('turns an answer about it into "the documents don\'t say"', () => {
+    const q = 'How do I resume a dropped stream with Last-Event-ID?'
+    const v = verifyCitations(ok('Send the Last-Event-ID header with the last id [2].', [2]), passages, q)
+    expect(v.ok).toBe(true)
+    expect(v.reply).toMatchObject({ answerable: false, answer: '', citations: [] })
+    expect(v.repairs.map((r) => r.code)).toEqual(['subject_not_in_passages'])
+    expect(v.repairs[0]!.message).toContain('Last-Event-ID')
+  })
+  it('leaves an answer alone when a passage given holds the name, cited or not', () => {
+    const q = 'What does notifications/cancelled do?'
+    const v = verifyCitations(ok('It cancels a request; send notifications/cancelled [1].', [1]), passages, q)
+    expect(v.reply!.answerable).toBe(true)
+    expect(v.repairs).toEqual([])
+    expect(v.unsupported_terms).toEqual(['notifications/cancelled'])
+  })
+})

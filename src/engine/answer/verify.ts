@@ -244,6 +244,22 @@ export function verifyCitations(parsed: unknown, passages: PromptPassage[], ques
   const n = passages.length
   const inRange = (c: number) => Number.isInteger(c) && c >= 1 && c <= n
   const repairs: VerificationRepair[] = []
+  // The question asks about a name (Last-Event-ID, server/discover) that no passage given
+  // contains, and the answer talks about it anyway: the passages do not answer; the model wrote
+  // from elsewhere. Measured with a 1.5B model on features a release lacks.
+  if (question) {
+    const all = passages.map(haystack).join('\n')
+    const answerTermsSet = new Set(answerTerms(normalised.answer).map((t) => t.toLowerCase()))
+    const missing = answerTerms(question).filter((t) => answerTermsSet.has(t.toLowerCase()) && !containsQuote(all, t))
+    if (missing.length) {
+      repairs.push({
+        code: 'subject_not_in_passages',
+        message: `The question asks about ${missing.join(', ')}, which no passage given mentions; the reply was taken as "not in the documents".`,
+      })
+      const refused: AnswerReply = { answerable: false, answer: '', citations: [], unanswered_parts: [question] }
+      return { ok: true, reply: refused, problems, warnings, repairs, ...empty }
+    }
+  }
   // The inline markers are the citations the person sees. Small models often list the passages
   // they used in "citations" and write no marker (measured: Qwen2.5 1.5B did so in most replies);
   // those citations then cover the whole answer, so they are placed at its end.
