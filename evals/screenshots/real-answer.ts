@@ -23,6 +23,8 @@ const { values } = parseArgs({
     data: { type: 'string' },
     question: { type: 'string', default: 'How can a client resume a Streamable HTTP stream after the connection drops?' },
     version: { type: 'string', default: '2025-06-18' },
+    /** The collection to import into (reuse an index built by `eval answers --data … --collection …`). */
+    collection: { type: 'string', default: 'mcp-docs' },
   },
 })
 
@@ -43,7 +45,7 @@ async function main(): Promise<void> {
   }
   const data = values.data ? path.resolve(values.data) : path.join(temp, 'index')
   const engine = await Engine.open({ dataDir: data, modelsDir: linked })
-  const report = await engine.ingest(mcpCorpus, { collection: 'mcp-docs' })
+  const report = await engine.ingest(mcpCorpus, { collection: values.collection! })
   await engine.close()
   console.log(`imported ${report.imported + report.unchanged} documents, ${report.chunks_total} chunks`)
 
