@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ModelRole } from './models'
-import { Scope, SearchMode, SearchResult } from './search'
+import { Scope, ScopeInfo, SearchMode, SearchResult } from './search'
 import { AskEvent, StoredTrace, Thread, ThreadSummary } from './answer'
 
 export { ModelRole }
@@ -94,7 +94,7 @@ export const SearchRequest = z.object({
   scope: Scope,
   mode: SearchMode.default('hybrid'),
   rerank: z.boolean().default(true),
-  k: z.number().int().min(1).max(50).default(10),
+  k: z.number().int().min(1).max(100).default(10),
 })
 
 /** A document opened at a cited passage. Content is raw text or HTML-from-Markdown that the renderer sanitizes before display. */
@@ -164,7 +164,8 @@ export const InvokeMap = {
   'collections.remove': { input: z.object({ collection: Id }), output: z.object({ removed: z.boolean() }) },
   'collections.failures': { input: z.object({ collection: Id }), output: z.array(FileIssue) },
   'jobs.cancel': { input: JobRef, output: z.object({ cancelled: z.boolean() }) },
-  search: { input: SearchRequest, output: SearchResult },
+  // `scope`: what was searched and why (the CLI and the MCP server show it).
+  search: { input: SearchRequest, output: SearchResult.extend({ scope: ScopeInfo }) },
   ask: {
     input: z.object({
       question: z.string().min(1).max(4000),

@@ -1,7 +1,6 @@
-import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { Engine } from '../../engine/engine'
 import type { AskEvent, AskResult } from '../../shared/answer'
+import { withLibrary } from '../library'
 import { markTerms, queryTerms } from '../../shared/excerpt'
 
 /**
@@ -52,13 +51,8 @@ export async function cmdAsk(argv: string[]): Promise<void> {
     }
   }
 
-  const engine = await Engine.open({
-    ...(values.data ? { dataDir: path.resolve(values.data) } : {}),
-    ...(values.models ? { modelsDir: path.resolve(values.models) } : {}),
-  })
-  let result: AskResult
-  try {
-    result = await engine.ask(
+  const result: AskResult = await withLibrary(values, (lib) =>
+    lib.ask(
       {
         question,
         // No --version: the version named in the question (if any), else every version.
@@ -67,10 +61,8 @@ export async function cmdAsk(argv: string[]): Promise<void> {
         ...(values['search-only'] ? { searchOnly: true } : {}),
       },
       { onEvent, signal: controller.signal },
-    )
-  } finally {
-    await engine.close()
-  }
+    ),
+  )
   if (json) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n')
     return

@@ -3,10 +3,11 @@ import { writeFile, mkdtemp, rm } from 'node:fs/promises'
 import { existsSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import type { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
 import { Engine } from '../../engine/engine'
 import { SearchMode } from '../../shared/search'
-import { ImportRefusedError, type ImportProgress } from '../../engine/ingest/importer'
+import type { ImportProgress } from '../../shared/api'
 import { OUTSIDE_LINK_REASON } from '../../engine/ingest/walk'
 import { loadQuestions } from '../../engine/eval/questions'
 import { evalRetrieval } from '../../engine/eval/retrieval'
@@ -14,11 +15,14 @@ import { formatTable } from './table'
 import { cmdAsk, highlight } from './ask'
 import { excerpt, queryTerms } from '../../shared/excerpt'
 import { cmdEvalAnswers, cmdEvalCompare } from './eval-answers'
+import { LibraryError, withLibrary } from '../library'
 
 /**
  * `docent` command line. Contract (docs/contracts.md, "CLI"): with --json, stdout is exactly one
  * JSON document; a failed command exits non-zero with one line on stderr saying what went wrong
- * and what to do.
+ * and what to do. ingest, search, ask and collections open the library (../library.ts): they
+ * attach to the app, `docent watch` or `docent mcp` when one of them has the index open, else
+ * they open it themselves. The evals open their own (usually throw-away) index directly.
  */
 
 class UsageError extends Error {}
@@ -92,21 +96,26 @@ async function cmdIngest(argv: string[]): Promise<void> {
   const tty = process.stderr.isTTY && !values.json
   const controller = new AbortController()
   process.once('SIGINT', () => controller.abort())
-  const report = await withEngine(values, (e) =>
-    e.ingest(folder, {
-      ...(values.collection ? { collection: values.collection } : {}),
-      ...(values['allow-empty'] ? { allowEmpty: true } : {}),
-      signal: controller.signal,
-      ...(tty ? { onProgress: (p: ImportProgress) => process.stderr.write(progressBar(p)) } : {}),
-      // Machine-readable progress for tools and the crash tests: one JSON object per line on stderr.
-      ...(process.env['DOCENT_PROGRESS'] === 'jsonl'
-        ? { onProgress: (p: ImportProgress) => process.stderr.write(JSON.stringify(p) + '\n') }
-        : {}),
-    }),
+  const report = await withLibrary(values, (lib) =>
+    lib.importFolder(
+      {
+        folder: path.resolve(folder),
+        ...(values.collection ? { collection: values.collection } : {}),
+        ...(values['allow-empty'] ? { allowEmpty: true } : {}),
+      },
+      {
+        signal: controller.signal,
+        ...(tty ? { onProgress: (p: ImportProgress) => process.stderr.write(progressBar(p)) } : {}),
+        // Machine-readable progress for tools and the crash tests: one JSON object per line on stderr.
+        ...(process.env['DOCENT_PROGRESS'] === 'jsonl'
+          ? { onProgress: (p: ImportProgress) => process.stderr.write(JSON.stringify(p) + '\n') }
+          : {}),
+      },
+    ),
   ).catch((err: unknown) => {
     // Say which flag goes on; the engine's message is shared with the app and MCP, which have none.
-    if (err instanceof ImportRefusedError && err.code === 'would_empty_collection')
-      throw new ImportRefusedError(`${err.message} To empty it, run again with --allow-empty.`, err.code)
+    if (err instanceof LibraryError && err.code === 'would_empty_collection')
+      throw new LibraryError(`${err.message} To empty it, run again with --allow-empty.`, err.code)
     throw err
   })
   if (tty) process.stderr.write('\n')
@@ -146,8 +155,9 @@ async function cmdSearch(argv: string[]): Promise<void> {
   const k = values.k === undefined ? 10 : Number(values.k)
   if (!Number.isInteger(k) || k < 1 || k > 100) fail(`-k must be a whole number from 1 to 100 (got "${values.k}")`)
   const mode = parseMode(values.mode, 'hybrid')
-  const res = await withEngine(values, (e) =>
-    e.search(query, {
+  const found = await withLibrary(values, (lib) =>
+    lib.invoke('search', {
+      query,
       // No --version: the version named in the query (if any), else every version; --version all is explicit.
       scope: { collections: values.collection ?? [], version: values.version ?? 'auto' },
       mode,
@@ -155,10 +165,8 @@ async function cmdSearch(argv: string[]): Promise<void> {
       k,
     }),
   )
-  if (values.json) {
-    const { trace: _trace, ...rest } = res
-    return out(rest)
-  }
+  const res = { ...found, scope_label: found.scope.label }
+  if (values.json) return out(res)
   for (const n of res.notices) process.stderr.write(`note: ${n}\n`)
   const tty = !!process.stdout.isTTY
   process.stdout.write(`Searching ${res.scope_label}\n`)
@@ -188,7 +196,7 @@ async function cmdCollections(argv: string[]): Promise<void> {
     args: argv,
     options: { data: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } },
   })
-  const cols = await withEngine(values, (e) => e.collections())
+  const cols = await withLibrary(values, (lib) => lib.invoke('collections.list', {}))
   if (values.json) return out({ collections: cols })
   if (cols.length === 0)
     return void process.stdout.write('No collections yet. Import one: docent ingest <folder> --collection <name>\n')
@@ -267,7 +275,13 @@ async function cmdEval(argv: string[]): Promise<void> {
   }
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** Where `docent mcp` reads the protocol (the app's utility process has no stdin of its own: bin.ts). */
+export interface CliIo {
+  stdin?: Readable
+  version?: string
+}
+
+export async function main(argv: string[], io: CliIo = {}): Promise<number> {
   const [cmd, ...rest] = argv
   try {
     switch (cmd) {
@@ -287,7 +301,7 @@ export async function main(argv: string[]): Promise<number> {
         await (await import('./watch')).cmdWatch(rest)
         break
       case 'mcp':
-        await (await import('./mcp')).cmdMcp(rest)
+        await (await import('./mcp')).cmdMcp(rest, io)
         break
       case 'eval':
         await cmdEval(rest)
@@ -311,7 +325,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const isMain = process.argv[1] && import.meta.url === new URL(`file://${path.resolve(process.argv[1])}`).href
+// Run directly from source (tsx src/apps/cli/main.ts); the built CLI's entry is bin.ts, bundled with this file.
+const isMain =
+  process.argv[1] &&
+  import.meta.url.endsWith('/main.ts') &&
+  import.meta.url === new URL(`file://${path.resolve(process.argv[1])}`).href
 if (isMain) {
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code

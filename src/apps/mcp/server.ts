@@ -3,15 +3,18 @@ import path from 'node:path'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import type { Engine } from '../../engine/engine'
 import { latestVersion } from '../../engine/ingest/versions'
 import { collectionSlug } from '../../engine/store/ids'
 import { AskResult } from '../../shared/answer'
 import { ScopeInfo, SearchMode } from '../../shared/search'
+import type { Library } from '../library'
 
 /**
  * Docent as an MCP server: the same engine the app and the CLI use, behind tools an MCP client
- * (Claude Desktop, Claude Code, ...) can call. One long-lived Engine serves every call.
+ * (Claude Desktop, Claude Code, ...) can call. Every call goes through the library (../library.ts)
+ * as the host protocol: to the app's engine process or `docent watch` when one of them has the
+ * index open, else to the engine this process opened. Either way the write tools below are refused
+ * here unless this server was started with --allow-writes.
  *
  * Reads are always available: search_docs, ask, list_collections, get_passage. The writes
  * (import_folder, remove_collection) are listed always, so a client can see they exist, but
@@ -185,7 +188,7 @@ async function guarded(fn: () => Promise<CallToolResult>): Promise<CallToolResul
 
 const asList = (c: string | string[] | undefined): string[] => (c === undefined ? [] : Array.isArray(c) ? c : [c])
 
-export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): McpServer {
+export function createDocentMcpServer(library: Library, opts: DocentMcpOptions): McpServer {
   const server = new McpServer(
     { name: 'docent', title: 'Docent', version: opts.version ?? '0.1.0' },
     { instructions: INSTRUCTIONS },
@@ -194,13 +197,19 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
   /** A notice when a named version exists in none of the collections searched (only unversioned pages match then). */
   const versionNotice = async (version: string | undefined, collections: string[]): Promise<string[]> => {
     if (!version || version === 'all' || version === 'latest' || version === 'auto') return []
-    const cols = (await engine.collections()).filter((c) => collections.length === 0 || collections.includes(c.id))
+    const cols = (await library.invoke('collections.list', {})).filter(
+      (c) => collections.length === 0 || collections.includes(c.id),
+    )
     if (cols.some((c) => c.versions.includes(version))) return []
     const known = [...new Set(cols.flatMap((c) => c.versions))]
     return [
       `No documents have version "${version}"; only unversioned pages were searched. Versions present: ${known.join(', ') || 'none'}.`,
     ]
   }
+
+  /** Rerank by default when a cross-encoder is installed (one that fails to load leaves the search marked degraded). */
+  const rerankerReady = async (): Promise<boolean> =>
+    (await library.invoke('models.status', {})).some((m) => m.role === 'reranker' && m.installed)
 
   server.registerTool(
     'search_docs',
@@ -212,20 +221,20 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
       outputSchema: SearchOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (args, extra) =>
+    (args) =>
       guarded(async () => {
         const collections = asList(args.collection)
-        const rerank = args.rerank ?? (await engine.reranker()).model !== null
-        const res = await engine.search(args.query, {
+        const rerank = args.rerank ?? (await rerankerReady())
+        const res = await library.invoke('search', {
+          query: args.query,
           scope: { collections, version: args.version ?? 'auto' },
           mode: args.mode ?? 'hybrid',
           rerank,
           k: args.top_k ?? 8,
-          signal: extra.signal,
         })
         return ok({
           query: args.query,
-          scope: res.scope_label,
+          scope: res.scope.label,
           scope_info: res.scope,
           mode: res.mode,
           rerank: res.rerank,
@@ -267,7 +276,7 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
     (args, extra) =>
       guarded(async () => {
         const collections = asList(args.collection)
-        const result = await engine.ask(
+        const result = await library.ask(
           {
             question: args.question,
             scope: { collections, version: args.version ?? 'auto' },
@@ -293,7 +302,10 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
     () =>
       guarded(async () =>
         ok({
-          collections: (await engine.collections()).map((c) => ({ ...c, latest_version: latestVersion(c.versions) })),
+          collections: (await library.invoke('collections.list', {})).map((c) => ({
+            ...c,
+            latest_version: latestVersion(c.versions),
+          })),
         } satisfies z.infer<typeof ListOutput>),
       ),
   )
@@ -310,7 +322,7 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
     },
     (args) =>
       guarded(async () => {
-        const found = await engine.passage(args.chunk_id, args.neighbours ?? 1)
+        const found = await library.internal('passage.get', { chunkId: args.chunk_id, around: args.neighbours ?? 1 })
         if (!found)
           return toolError(
             `No passage has id "${args.chunk_id}"; ids come from search_docs or ask, and change when a document is re-imported.`,
@@ -357,8 +369,7 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
         const folder = path.resolve(args.folder)
         if (!existsSync(folder) || !statSync(folder).isDirectory()) return toolError(`"${folder}" is not a folder`)
         const token = extra._meta?.progressToken
-        const report = await engine.ingest(folder, {
-          collection: args.collection,
+        const report = await library.importFolder({ folder, collection: args.collection }, {
           signal: extra.signal,
           ...(token !== undefined
             ? {
@@ -397,7 +408,7 @@ export function createDocentMcpServer(engine: Engine, opts: DocentMcpOptions): M
         const refused = writeAllowed('remove_collection')
         if (refused) return refused
         const id = collectionSlug(args.collection)
-        const removed = await engine.removeCollection(id)
+        const { removed } = await library.invoke('collections.remove', { collection: id })
         if (!removed) return toolError(`There is no collection "${args.collection}"; list_collections shows the ids.`)
         return ok({ collection: id, removed } satisfies z.infer<typeof RemoveOutput>)
       }),

@@ -45,6 +45,13 @@ export interface EngineHost {
   dispatch(name: unknown, rawInput: unknown): Promise<Result<unknown>>
   /** Ids of jobs still running (for tests and shutdown). */
   runningJobs(): string[]
+  /** Jobs and questions still running: an owner closes the library only when none of them are. */
+  activeWork(): number
+  /**
+   * Keeps every collection in step with its folder from now on, as the app does (`watchFolders`):
+   * an owner started without it calls this when the app's engine process attaches to it.
+   */
+  watchFolders(): void
   /** Cancels every job and waits (bounded) for their final events. */
   shutdown(timeoutMs?: number): Promise<void>
 }
@@ -102,12 +109,21 @@ export function createEngineHost(engine: Engine, opts: HostOptions): EngineHost 
     return { ok: true, value: output.data }
   }
 
-  if (opts.watchFolders) void resumeAndWatch(engine, deps.imports, emit)
+  let watching = false
+  const watchFolders = (): void => {
+    if (watching) return
+    watching = true
+    deps.imports.followFolders()
+    void resumeAndWatch(engine, deps.imports, emit)
+  }
+  if (opts.watchFolders) watchFolders()
 
   return {
     handlers,
     dispatch,
     runningJobs: () => jobs.ids(),
+    activeWork: () => jobs.ids().length + deps.asks.size,
+    watchFolders,
     async shutdown(timeoutMs = 10_000) {
       const pending = jobs.all()
       for (const j of pending) j.controller.abort()

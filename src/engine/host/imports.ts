@@ -44,8 +44,13 @@ export class ImportJobs {
     private readonly modelUse: ModelUse,
     private readonly emit: Emit,
     /** Keep imported folders in step by watching them (the app); off in tests that drive imports themselves. */
-    private readonly watchFolders: boolean,
+    private watchFolders: boolean,
   ) {}
+
+  /** From now on, every imported folder is watched (the app attached to an owner that was not watching). */
+  followFolders(): void {
+    this.watchFolders = true
+  }
 
   /** Queues an import of `folder` into `collection`; the job id answers at once. */
   start(

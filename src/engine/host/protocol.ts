@@ -4,7 +4,9 @@ import type { Result } from '../../shared/api'
 /**
  * Message protocol between Electron main (the client, ./client.ts) and the engine
  * host running in a utility process (src/apps/engine-host.ts). Plain structured-clone data over
- * `utilityProcess` / `process.parentPort` in the app, over `child_process.fork` IPC in tests.
+ * `utilityProcess` / `process.parentPort` in the app, over `child_process.fork` IPC in tests, and
+ * as JSON frames over the data folder's socket between the folder's owner and the processes
+ * attached to it (./socket.ts, ./library.ts), where a client's `shutdown` means it is leaving.
  *
  *   main -> host
  *     { type: 'request', id, method, input }
@@ -36,9 +38,34 @@ import type { Result } from '../../shared/api'
  * (AnythingLLM's worker manager does the same). The next request starts a new host.
  */
 
+const ChunkInContext = z.object({
+  chunk_id: z.string(),
+  collection: z.string(),
+  root: z.string(),
+  path: z.string(),
+  heading: z.string(),
+  version: z.string().nullable(),
+  page_start: z.number().int().nullable(),
+  page_end: z.number().int().nullable(),
+  text: z.string(),
+  kind: z.string().nullable(),
+  position: z.number().int().nullable(),
+})
+
+/**
+ * Methods for the app's main process and for the processes that attach to an owner over its
+ * socket (the CLI, the MCP server: host/socket.ts), never relayed from the renderer.
+ */
 export const INTERNAL_METHODS = {
-  /** Absolute path of the document that holds an indexed chunk, for "open in the system app". Main only. */
+  /** Absolute path of the document that holds an indexed chunk, for "open in the system app". */
   'source.path': { input: z.object({ chunkId: z.string().min(1).max(200) }), output: z.object({ path: z.string() }) },
+  /** A passage with up to `around` chunks before and after it in its document (MCP get_passage); null when not indexed. */
+  'passage.get': {
+    input: z.object({ chunkId: z.string().min(1).max(200), around: z.number().int().min(0).max(5).default(1) }),
+    output: z
+      .object({ passage: ChunkInContext, previous: z.array(ChunkInContext), next: z.array(ChunkInContext) })
+      .nullable(),
+  },
 } as const
 export type InternalName = keyof typeof INTERNAL_METHODS
 

@@ -1,12 +1,15 @@
-import { Engine } from '../engine'
-import { ModelManager, type DownloadFetch } from '../models/install'
-import { createEngineHost, type EngineHost } from './host'
-import { errorMessage } from '../../shared/errors'
-import { errorResult, ErrorCode, parseToHost, type FromHost } from './protocol'
+import type { DownloadFetch } from '../models/install'
+import { librarySpawner } from './library'
+import { parseFromHost, parseToHost, type FromHost } from './protocol'
 
 /**
- * Serves the engine over a message port (protocol.ts). The port is whatever the process was given:
- * Electron's `process.parentPort` in a utility process, Node's `process.send` in a forked child.
+ * The app's engine process: serves the library over a message port (protocol.ts). The port is
+ * whatever the process was given: Electron's `process.parentPort` in a utility process, Node's
+ * `process.send` in a forked child. Behind the port is the library (library.ts): this process owns
+ * the data folder, or, when `docent mcp`, `docent watch` or another CLI command already owns it,
+ * relays every message to that owner over its socket (which then watches the folders for the app).
+ * When that owner closes, this process exits; the app's client starts it again on the next
+ * request, and it becomes the owner.
  */
 
 export interface HostPort {
@@ -27,71 +30,35 @@ export interface ServeOptions {
 }
 
 export async function serveEngine(port: HostPort, opts: ServeOptions): Promise<void> {
-  let host: EngineHost | null = null
-  let opening: Promise<Engine | null> = Promise.resolve(null)
-  let stopping = false
-  const early: unknown[] = []
-
-  const shutdown = async (code: number): Promise<void> => {
-    if (stopping) return
-    stopping = true
-    try {
-      await host?.shutdown()
-      await (await opening)?.close()
-    } catch (err) {
-      console.error(`[engine-host] shutdown: ${errorMessage(err)}`)
-    }
-    opts.exit(code)
-  }
-
-  const handle = (raw: unknown): void => {
-    const msg = parseToHost(raw)
-    if (!msg) {
+  let shutdownAsked = false
+  const spawn = librarySpawner({
+    dataDir: opts.dataDir,
+    modelsDir: opts.modelsDir,
+    role: 'app',
+    ...(opts.appVersion ? { appVersion: opts.appVersion } : {}),
+    watchFolders: opts.watchFolders ?? true,
+    ...(opts.downloadFetch ? { downloadFetch: opts.downloadFetch } : {}),
+    log: (m) => console.error(`[engine-host] ${m}`),
+  })
+  const library = spawn({
+    onMessage: (raw) => {
+      // Checked again here: when attached, this is what another process sent over its socket.
+      const message = parseFromHost(raw)
+      if (message) port.postMessage(message)
+      else console.error('[engine-host] dropped a malformed message from the library')
+    },
+    onExit: (detail) => {
+      if (!shutdownAsked) console.error(`[engine-host] the library closed: ${detail}`)
+      opts.exit(shutdownAsked ? 0 : 1)
+    },
+  })
+  port.onMessage((raw) => {
+    const message = parseToHost(raw)
+    if (!message) {
       console.error('[engine-host] dropped a malformed message')
       return
     }
-    if (msg.type === 'shutdown') {
-      void shutdown(0)
-      return
-    }
-    if (!host) {
-      early.push(raw)
-      return
-    }
-    if (stopping) {
-      port.postMessage({
-        type: 'response',
-        id: msg.id,
-        result: errorResult('The engine is shutting down.', ErrorCode.engineStopped),
-      })
-      return
-    }
-    const { id } = msg
-    void host.dispatch(msg.method, msg.input).then((result) => port.postMessage({ type: 'response', id, result }))
-  }
-  // Listen before opening the database so nothing sent meanwhile is lost.
-  port.onMessage(handle)
-
-  let engine: Engine
-  const open = Engine.open({ dataDir: opts.dataDir, modelsDir: opts.modelsDir })
-  opening = open.catch(() => null)
-  try {
-    engine = await open
-  } catch (err) {
-    port.postMessage({ type: 'fatal', message: `The index at ${opts.dataDir} could not be opened: ${errorMessage(err)}` })
-    opts.exit(1)
-    return
-  }
-  // Asked to stop while the database was opening: shutdown() closes it.
-  if (stopping) return
-  host = createEngineHost(engine, {
-    dataDir: opts.dataDir,
-    modelsDir: opts.modelsDir,
-    appVersion: opts.appVersion,
-    emit: (event, payload) => port.postMessage({ type: 'event', event, payload }),
-    watchFolders: opts.watchFolders ?? true,
-    ...(opts.downloadFetch ? { models: new ModelManager(engine.modelsDir, { fetchImpl: opts.downloadFetch }) } : {}),
+    if (message.type === 'shutdown') shutdownAsked = true
+    library.postMessage(message)
   })
-  port.postMessage({ type: 'ready', pid: process.pid })
-  for (const raw of early.splice(0)) handle(raw)
 }

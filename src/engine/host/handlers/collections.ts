@@ -34,8 +34,10 @@ export function collectionsHandlers({ engine, jobs, imports, emit }: HostDeps): 
         const holder = existing?.root ?? jobs.importsOf(id)[0]?.root
         if (holder === undefined || path.resolve(holder) === root) return imports.start(root, id, existing?.kinds, { allowEmpty })
         if (collection !== undefined) {
+          // Worded as the engine's own refusal (ImportRefusedError other_folder): every front end says the same.
           throw new HostError(
-            `The collection "${id}" already holds ${holder}; choose another name or remove it first.`,
+            `The collection "${id}" holds documents from ${holder}, not ${root}. ` +
+              `Import ${root} under another collection name, or remove "${id}" first if it should now come from ${root}.`,
             ErrorCode.conflict,
           )
         }

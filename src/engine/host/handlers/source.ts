@@ -6,7 +6,7 @@ import type { HandlerMap } from '../types'
 
 export type SourceHandlers = HandlerMap<'source.open'>
 
-/** Methods main may call but the renderer may not (protocol.ts INTERNAL_METHODS). */
+/** Methods main and attached clients may call but the renderer may not (protocol.ts INTERNAL_METHODS). */
 export type InternalHandlers = {
   [K in InternalName]: (
     input: z.output<(typeof INTERNAL_METHODS)[K]['input']>,
@@ -22,5 +22,6 @@ export function sourceHandlers({ engine }: HostDeps): SourceHandlers {
 export function internalHandlers({ engine }: HostDeps): InternalHandlers {
   return {
     'source.path': async ({ chunkId }) => ({ path: await indexedDocumentPath(engine, chunkId) }),
+    'passage.get': async ({ chunkId, around }) => engine.passage(chunkId, around),
   }
 }

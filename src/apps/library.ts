@@ -1,0 +1,279 @@
+import path from 'node:path'
+import type { z } from 'zod'
+import type { AskEvent, AskResult } from '../shared/answer'
+import type { EventName, EventPayload, ImportProgress, ImportReport, InvokeInput, InvokeName, InvokeOutput, Result } from '../shared/api'
+import type { Engine } from '../engine/engine'
+import { EngineClient, type SpawnEngine } from '../engine/host/client'
+import { librarySpawner, type LibraryProcess, type LibraryState } from '../engine/host/library'
+import { ErrorCode, type INTERNAL_METHODS, type InternalName } from '../engine/host/protocol'
+import { defaultDataDir, defaultModelsDir } from '../engine/paths'
+import type { OwnerRole } from '../engine/store/lock'
+
+/**
+ * The CLI's and the MCP server's way into a data folder: the app's own typed client (EngineClient)
+ * over the library (engine/host/library.ts), which attaches to the process that owns the folder
+ * or becomes its owner. Errors come back as LibraryError. Reads are sent again once when the owner
+ * went away before answering; an import interrupted that way is run again (documents it finished
+ * are skipped as unchanged), so a client never loses a write to another process's exit.
+ */
+
+export class LibraryError extends Error {
+  override readonly name = 'LibraryError'
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message)
+  }
+}
+
+/** Methods that change nothing, so sending one again after the owner went away is harmless. */
+const RETRY_SAFE = new Set<string>([
+  'collections.list',
+  'collections.failures',
+  'search',
+  'threads.list',
+  'threads.get',
+  'trace.get',
+  'source.open',
+  'models.status',
+  'settings.get',
+  'app.info',
+  'source.path',
+  'passage.get',
+])
+/** Runs of one import when owners keep going away under it. */
+const IMPORT_ATTEMPTS = 3
+
+type Listener = (event: EventName, payload: unknown) => void
+type InternalOutput<K extends InternalName> = z.output<(typeof INTERNAL_METHODS)[K]['output']>
+
+export interface OpenLibraryOptions {
+  data?: string | undefined
+  models?: string | undefined
+  role: OwnerRole
+  /** Called each time this process becomes the owner, with the open engine. */
+  onOwn?: (engine: Engine) => void
+  /** Another way to reach the engine (tests). */
+  spawn?: SpawnEngine
+  log?: (message: string) => void
+}
+
+export class Library {
+  readonly dataDir: string
+  readonly modelsDir: string
+  private readonly client: EngineClient
+  private readonly listeners = new Set<Listener>()
+  private proc: LibraryProcess | null = null
+  /** Bumped each time the connection to an owner (or this process's ownership) ends. */
+  private generation = 0
+  /** Whether the current connection got `ready`, and whether the last one to end had: only then is a request worth sending again. */
+  private ready = false
+  private lostAfterReady = false
+  private lostWaiters: (() => void)[] = []
+
+  constructor(opts: OpenLibraryOptions) {
+    this.dataDir = path.resolve(opts.data ?? defaultDataDir())
+    this.modelsDir = path.resolve(opts.models ?? defaultModelsDir())
+    const log = opts.log ?? (() => {})
+    const base =
+      opts.spawn ??
+      librarySpawner(
+        { dataDir: this.dataDir, modelsDir: this.modelsDir, role: opts.role, ...(opts.onOwn ? { onOwn: opts.onOwn } : {}), log },
+        (p) => (this.proc = p),
+      )
+    const spawn: SpawnEngine = (listeners) =>
+      base({
+        onMessage: (m) => {
+          if ((m as { type?: unknown } | null)?.type === 'ready') this.ready = true
+          listeners.onMessage(m)
+        },
+        onExit: (detail) => {
+          if (this.ready) log(`${detail}; the next request opens the library again`)
+          this.generation++
+          this.lostAfterReady = this.ready
+          this.ready = false
+          for (const w of this.lostWaiters.splice(0)) w()
+          listeners.onExit(detail)
+        },
+      })
+    this.client = new EngineClient({
+      spawn,
+      onEvent: (event, payload) => {
+        for (const l of [...this.listeners]) l(event, payload)
+      },
+      timeoutsMs: { default: 120_000 },
+      // Its messages speak of an engine process; what a person needs to know is logged above.
+      log: () => {},
+    })
+  }
+
+  /** Owner, attached (to whom), or not connected yet. */
+  get state(): LibraryState {
+    return this.proc?.state ?? { kind: 'starting' }
+  }
+
+  /** Counts the owner connections that have ended so far. */
+  get connection(): number {
+    return this.generation
+  }
+
+  /** Resolves once connection number `connection` has ended (the owner closed or died, or this process stopped owning). */
+  whenLost(connection: number): Promise<void> {
+    if (this.generation !== connection) return Promise.resolve()
+    return new Promise((resolve) => this.lostWaiters.push(resolve))
+  }
+
+  on(listener: Listener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  async invoke<K extends InvokeName>(name: K, input: InvokeInput<K>): Promise<InvokeOutput<K>> {
+    return this.unwrap(name, () => this.client.invoke(name, input))
+  }
+
+  async internal<K extends InternalName>(
+    name: K,
+    input: z.input<(typeof INTERNAL_METHODS)[K]['input']>,
+  ): Promise<InternalOutput<K>> {
+    return this.unwrap(name, () => this.client.invokeInternal(name, input))
+  }
+
+  private async unwrap<T>(name: string, call: () => Promise<Result<T>>): Promise<T> {
+    let r = await call()
+    if (!r.ok && r.error.code === ErrorCode.engineStopped && RETRY_SAFE.has(name) && this.lostAfterReady) r = await call()
+    if (!r.ok) throw new LibraryError(r.error.message, r.error.code)
+    return r.value
+  }
+
+  /**
+   * Imports (or syncs) a folder and resolves with the report once its job has ended; progress as it
+   * goes. `signal` cancels the job. Refusals reject with a LibraryError whose code says why
+   * (`would_empty_collection`, `conflict`, ...).
+   */
+  async importFolder(
+    input: InvokeInput<'collections.import'>,
+    opts: { onProgress?: (p: ImportProgress) => void; signal?: AbortSignal } = {},
+  ): Promise<ImportReport> {
+    for (let attempt = 1; ; attempt++) {
+      const generation = this.generation
+      try {
+        return await this.importOnce(input, opts)
+      } catch (err) {
+        // The owner went away under the import: the next owner finishes it.
+        if (this.generation === generation || !this.lostAfterReady || attempt >= IMPORT_ATTEMPTS || opts.signal?.aborted)
+          throw err
+      }
+    }
+  }
+
+  private importOnce(
+    input: InvokeInput<'collections.import'>,
+    opts: { onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
+  ): Promise<ImportReport> {
+    return new Promise((resolve, reject) => {
+      let jobId: string | null = null
+      // Events can arrive before the job id does (they travel apart): kept until it is known.
+      const early: { event: EventName; payload: unknown }[] = []
+      const handle = (event: EventName, payload: unknown): void => {
+        if ((payload as { jobId?: string }).jobId !== jobId) return
+        if (event === 'import.progress') {
+          const { jobId: _id, ...progress } = payload as EventPayload<'import.progress'>
+          opts.onProgress?.(progress)
+        } else if (event === 'import.done') {
+          off()
+          opts.signal?.removeEventListener('abort', cancel)
+          const done = payload as EventPayload<'import.done'>
+          if (done.report && !done.error) resolve(done.report)
+          else reject(new LibraryError(done.error ?? 'The import failed.', done.code))
+        }
+      }
+      const off = this.on((event, payload) => (jobId === null ? early.push({ event, payload }) : handle(event, payload)))
+      const cancel = (): void => {
+        if (jobId) void this.client.invoke('jobs.cancel', { jobId })
+      }
+      opts.signal?.addEventListener('abort', cancel, { once: true })
+      this.invoke('collections.import', input).then(
+        (started) => {
+          jobId = started.jobId
+          for (const e of early.splice(0)) handle(e.event, e.payload)
+          if (opts.signal?.aborted) cancel()
+        },
+        (err: unknown) => {
+          off()
+          opts.signal?.removeEventListener('abort', cancel)
+          reject(err)
+        },
+      )
+    })
+  }
+
+  /** Asks a question and resolves with the verified result; stages and draft tokens go to `onEvent`. */
+  async ask(input: InvokeInput<'ask'>, opts: { onEvent?: (e: AskEvent) => void; signal?: AbortSignal } = {}): Promise<AskResult> {
+    const generation = this.generation
+    try {
+      return await this.askOnce(input, opts)
+    } catch (err) {
+      if (this.generation === generation || !this.lostAfterReady || opts.signal?.aborted) throw err
+      return this.askOnce(input, opts)
+    }
+  }
+
+  private askOnce(input: InvokeInput<'ask'>, opts: { onEvent?: (e: AskEvent) => void; signal?: AbortSignal }): Promise<AskResult> {
+    return new Promise((resolve, reject) => {
+      let requestId: string | null = null
+      let result: AskResult | null = null
+      const early: { event: EventName; payload: unknown }[] = []
+      const handle = (event: EventName, payload: unknown): void => {
+        if ((payload as { requestId?: string }).requestId !== requestId) return
+        if (event === 'ask.event') {
+          const e = (payload as EventPayload<'ask.event'>).event
+          if (e.type === 'final') result = e.result
+          opts.onEvent?.(e)
+        } else if (event === 'ask.done') {
+          off()
+          opts.signal?.removeEventListener('abort', cancel)
+          const error = (payload as EventPayload<'ask.done'>).error
+          if (result && !error) resolve(result)
+          else reject(new LibraryError(error ?? 'The question was not answered.'))
+        }
+      }
+      const off = this.on((event, payload) => (requestId === null ? early.push({ event, payload }) : handle(event, payload)))
+      const cancel = (): void => {
+        if (requestId) void this.client.invoke('ask.cancel', { requestId })
+      }
+      opts.signal?.addEventListener('abort', cancel, { once: true })
+      this.invoke('ask', input).then(
+        (started) => {
+          requestId = started.requestId
+          for (const e of early.splice(0)) handle(e.event, e.payload)
+          if (opts.signal?.aborted) cancel()
+        },
+        (err: unknown) => {
+          off()
+          opts.signal?.removeEventListener('abort', cancel)
+          reject(err)
+        },
+      )
+    })
+  }
+
+  /**
+   * Leaves the library. An owner first waits until no request or job an attached client started is
+   * still running (nothing of theirs is lost), then closes the database and releases the folder.
+   */
+  async close(): Promise<void> {
+    await this.client.dispose(24 * 3600_000)
+  }
+}
+
+/** Runs `fn` on the library (attached to the folder's owner, or owning it) as a CLI command, then leaves it. */
+export async function withLibrary<T>(values: { data?: string; models?: string }, fn: (lib: Library) => Promise<T>): Promise<T> {
+  const lib = new Library({ data: values.data, models: values.models, role: 'cli' })
+  try {
+    return await fn(lib)
+  } finally {
+    await lib.close()
+  }
+}
