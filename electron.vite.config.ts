@@ -28,6 +28,9 @@ export default defineConfig({
           index: resolve(root, 'src/main/index.ts'),
           // The engine's utility process entry: utilityProcess.fork(out/main/engine-host.js).
           'engine-host': resolve(root, 'src/apps/engine-host.ts'),
+          // The CLI and MCP server from built JavaScript: `node out/main/docent-cli.js`, and the
+          // installed app's `Docent --mcp` / `Docent --cli` (src/main/cli-mode.ts) in a utility process.
+          'docent-cli': resolve(root, 'src/apps/cli/bin.ts'),
           // The embedding model's worker thread, started by models/embedder-thread.ts from beside the host bundle.
           'embedder-thread-entry': resolve(root, 'src/engine/models/runtime/embedder-thread-entry.ts'),
           // The parser's worker thread, started by ingest/parsers/worker-pool.ts from beside the host bundle.

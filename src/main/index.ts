@@ -5,6 +5,8 @@ import { defaultDataDir, defaultModelsDir } from '../engine/paths'
 import { EngineClient } from '../engine/host/client'
 import { utilityEngineSpawner } from './engine-process'
 import { IPC_CHANNELS, createInvokeRelay, createOpenExternalRelay } from './ipc-relay'
+import { cliModeArgs } from './cli-args'
+import { runCliMode } from './cli-mode'
 import { buildMenu, pickFolder } from './menu'
 import { isAppRendererUrl } from './security'
 import { createMainWindow, hardenSession, hardenWebContents, type WindowConfig } from './window'
@@ -19,7 +21,10 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 // Same folder as the CLI's default (engine/paths.ts appHome), whatever package.json's name says.
 app.setName('Docent')
 app.enableSandbox()
-if (!app.requestSingleInstanceLock()) app.quit()
+// `Docent --mcp` / `Docent --cli <command>`: a command without a window, beside the app if it is open.
+const cliArgs = cliModeArgs(process.argv)
+if (cliArgs) runCliMode(cliArgs, path.join(here, 'docent-cli.js'))
+else if (!app.requestSingleInstanceLock()) app.quit()
 
 const devServerUrl = !app.isPackaged && process.env['ELECTRON_RENDERER_URL'] ? process.env['ELECTRON_RENDERER_URL'] : null
 const config: WindowConfig = {
@@ -104,11 +109,12 @@ app.on('before-quit', (event) => {
   void engine.dispose().finally(() => app.quit())
 })
 
-void app.whenReady().then(() => {
-  hardenSession(session.defaultSession, config)
-  Menu.setApplicationMenu(buildMenu({ addFolder, about, dataDir }))
-  createMainWindow(config)
-  app.on('activate', () => {
-    if (BrowserWindow.getAllWindows().length === 0) createMainWindow(config)
+if (!cliArgs)
+  void app.whenReady().then(() => {
+    hardenSession(session.defaultSession, config)
+    Menu.setApplicationMenu(buildMenu({ addFolder, about, dataDir }))
+    createMainWindow(config)
+    app.on('activate', () => {
+      if (BrowserWindow.getAllWindows().length === 0) createMainWindow(config)
+    })
   })
-})
