@@ -8,7 +8,8 @@ import { printMachine, writeReport } from './machine'
  * `npm run bench [-- suite ...]`: prints tables with this machine's figures and a baseline in the
  * same run, and writes JSON under evals/reports/. Suites: import, query, compare, models,
  * responsiveness (default: all), and real (the real models from `npm run models:dev`; not in the
- * default set: --models DIR, default $DOCENT_REAL_MODELS or .models; --questions N, --answers N).
+ * default set: --models DIR, default $DOCENT_REAL_MODELS or .models; --questions N, --answers N), and mcp
+ * (start-up time and idle memory of `docent mcp`, after `npm run build`; not in the default set: --runs N).
  * Benchmarks are never timed assertions in tests.
  *
  * Options: --docs N (synthetic import corpus, default 10000), --tiers 10000,100000, --queries 200;
@@ -57,13 +58,18 @@ async function main(): Promise<void> {
         })
         break
       }
+      case 'mcp': {
+        const { benchMcp } = await import('./mcp')
+        result = await benchMcp({ runs: Number(opt('runs', '5')) })
+        break
+      }
       case 'responsiveness': {
         const { benchResponsiveness } = await import('./responsiveness')
         result = await benchResponsiveness({ docs: Number(opt('docs', '10000')) })
         break
       }
       default:
-        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real`)
+        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real, mcp`)
     }
     const file = await writeReport(suite, result)
     process.stdout.write(`(written to ${file})\n\n`)
