@@ -52,7 +52,8 @@ async function main(): Promise<void> {
   const h = await startHarness({ dataDir: data, modelsDir: linked, viewport: { width: 1360, height: 860 } })
   try {
     const { page } = h
-    await page.getByRole('textbox', { name: 'Ask a question about your documents' }).waitFor()
+    // The engine host loads the real models first: on two busy cores that can take minutes.
+    await page.getByRole('textbox', { name: 'Ask a question about your documents' }).waitFor({ timeout: 300_000 })
     await page.getByRole('combobox', { name: 'Version' }).selectOption(values.version!)
     const box = page.getByRole('textbox', { name: 'Ask a question about your documents' })
     await box.fill(values.question!)
