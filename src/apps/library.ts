@@ -270,7 +270,13 @@ export class Library {
 
 /** Runs `fn` on the library (attached to the folder's owner, or owning it) as a CLI command, then leaves it. */
 export async function withLibrary<T>(values: { data?: string; models?: string }, fn: (lib: Library) => Promise<T>): Promise<T> {
-  const lib = new Library({ data: values.data, models: values.models, role: 'cli' })
+  const lib = new Library({
+    data: values.data,
+    models: values.models,
+    role: 'cli',
+    // Notes only (waiting for an owner, waiting for other clients' jobs before closing): stdout stays the command's.
+    log: (m) => process.stderr.write(`docent: ${m}\n`),
+  })
   try {
     return await fn(lib)
   } finally {

@@ -97,7 +97,9 @@ class Opening implements LibraryProcess {
 
   async start(): Promise<void> {
     const { dataDir, role } = this.opts
-    const deadline = Date.now() + (this.opts.attachTimeoutMs ?? 30_000)
+    const began = Date.now()
+    const deadline = began + (this.opts.attachTimeoutMs ?? 30_000)
+    let noted = false
     try {
       for (;;) {
         if (this.stopped) return this.end('stopped before it opened the library')
@@ -109,6 +111,10 @@ class Opening implements LibraryProcess {
         const got = tryAcquireLock(dataDir, { role, socket: socketPathFor(dataDir) })
         if ('release' in got) return await this.own(got)
         if (Date.now() > deadline) return this.fail(busyMessage(dataDir, got))
+        if (!noted && Date.now() - began > 2_000) {
+          noted = true
+          this.log(`waiting for ${describeOwner(got)}, which has the index open, to answer…`)
+        }
         await sleep(150)
       }
     } catch (err) {
