@@ -58,6 +58,7 @@ class Opening implements LibraryProcess {
   private socket: net.Socket | null = null
   private stopped = false
   private ended = false
+  private reattempts = 0
   private readonly log: (message: string) => void
 
   constructor(
@@ -77,8 +78,10 @@ class Opening implements LibraryProcess {
     if (this.owner) return this.owner.post(message)
     if (this.socket) {
       // Leaving: the owner keeps the library open for the others.
-      if (message.type === 'shutdown') this.socket.end()
-      else sendFrame(this.socket, message)
+      if (message.type === 'shutdown') {
+        this.stopped = true
+        this.socket.end()
+      } else sendFrame(this.socket, message)
       return
     }
     // EngineClient sends nothing but a shutdown before `ready`.
@@ -125,12 +128,26 @@ class Opening implements LibraryProcess {
   private attach(socket: net.Socket, owner: LockInfo): void {
     this.socket = socket
     this.state = { kind: 'attached', owner }
+    let greeted = false
     readFrames(
       socket,
-      (m) => this.listeners.onMessage(m),
+      (m) => {
+        if ((m as { type?: unknown } | null)?.type === 'ready') greeted = true
+        this.listeners.onMessage(m)
+      },
       (why) => this.log(`dropped the connection to the owner: ${why}`),
     )
-    socket.on('close', () => this.end(`${describeOwner(owner)} closed the connection`))
+    socket.on('close', () => {
+      // Closed before `ready`: a dying owner whose listening socket outlived it by a moment (a
+      // SIGKILLed process closes its files one by one). Nothing was sent yet: open the library again.
+      if (!greeted && !this.stopped && this.socket === socket && this.reattempts++ < 5) {
+        this.socket = null
+        this.state = { kind: 'starting' }
+        void this.start()
+        return
+      }
+      this.end(`${describeOwner(owner)} closed the connection`)
+    })
     if (this.stopped) socket.destroy()
   }
 
