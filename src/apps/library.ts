@@ -1,7 +1,16 @@
 import path from 'node:path'
 import type { z } from 'zod'
 import type { AskEvent, AskResult } from '../shared/answer'
-import type { EventName, EventPayload, ImportProgress, ImportReport, InvokeInput, InvokeName, InvokeOutput, Result } from '../shared/api'
+import type {
+  EventName,
+  EventPayload,
+  ImportProgress,
+  ImportReport,
+  InvokeInput,
+  InvokeName,
+  InvokeOutput,
+  Result,
+} from '../shared/api'
 import type { Engine } from '../engine/engine'
 import { EngineClient, type SpawnEngine } from '../engine/host/client'
 import { librarySpawner, type LibraryProcess, type LibraryState } from '../engine/host/library'
@@ -172,40 +181,59 @@ export class Library {
     input: InvokeInput<'collections.import'>,
     opts: { onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
   ): Promise<ImportReport> {
-    return new Promise((resolve, reject) => {
-      let jobId: string | null = null
-      // Events can arrive before the job id does (they travel apart): kept until it is known.
-      const early: { event: EventName; payload: unknown }[] = []
-      const handle = (event: EventName, payload: unknown): void => {
-        if ((payload as { jobId?: string }).jobId !== jobId) return
+    return this.follow<ImportReport>(
+      () => this.invoke('collections.import', input).then((started) => started.jobId),
+      'jobId',
+      (jobId) => void this.client.invoke('jobs.cancel', { jobId }),
+      (event, payload, settle) => {
         if (event === 'import.progress') {
           const { jobId: _id, ...progress } = payload as EventPayload<'import.progress'>
           opts.onProgress?.(progress)
         } else if (event === 'import.done') {
-          off()
-          opts.signal?.removeEventListener('abort', cancel)
           const done = payload as EventPayload<'import.done'>
-          if (done.report && !done.error) resolve(done.report)
-          else reject(new LibraryError(done.error ?? 'The import failed.', done.code))
+          if (done.report && !done.error) settle.resolve(done.report)
+          else settle.reject(new LibraryError(done.error ?? 'The import failed.', done.code))
         }
-      }
-      const off = this.on((event, payload) => (jobId === null ? early.push({ event, payload }) : handle(event, payload)))
+      },
+      opts.signal,
+    )
+  }
+
+  /**
+   * Starts a job or a question and follows its events until `onEvent` settles it; `signal` cancels
+   * it. Events can arrive before the id does (they travel apart): they are kept until it is known.
+   */
+  private follow<T>(
+    start: () => Promise<string>,
+    idKey: 'jobId' | 'requestId',
+    cancelById: (id: string) => void,
+    onEvent: (event: EventName, payload: unknown, settle: { resolve: (v: T) => void; reject: (e: unknown) => void }) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    return new Promise((resolve, reject) => {
+      let id: string | null = null
+      const early: { event: EventName; payload: unknown }[] = []
       const cancel = (): void => {
-        if (jobId) void this.client.invoke('jobs.cancel', { jobId })
+        if (id) cancelById(id)
       }
-      opts.signal?.addEventListener('abort', cancel, { once: true })
-      this.invoke('collections.import', input).then(
-        (started) => {
-          jobId = started.jobId
-          for (const e of early.splice(0)) handle(e.event, e.payload)
-          if (opts.signal?.aborted) cancel()
-        },
-        (err: unknown) => {
-          off()
-          opts.signal?.removeEventListener('abort', cancel)
-          reject(err)
-        },
-      )
+      const stop = (): void => {
+        off()
+        signal?.removeEventListener('abort', cancel)
+      }
+      const settle = {
+        resolve: (v: T) => (stop(), resolve(v)),
+        reject: (e: unknown) => (stop(), reject(e)),
+      }
+      const handle = (event: EventName, payload: unknown): void => {
+        if ((payload as Record<string, unknown>)[idKey] === id) onEvent(event, payload, settle)
+      }
+      const off = this.on((event, payload) => (id === null ? early.push({ event, payload }) : handle(event, payload)))
+      signal?.addEventListener('abort', cancel, { once: true })
+      start().then((started) => {
+        id = started
+        for (const e of early.splice(0)) handle(e.event, e.payload)
+        if (signal?.aborted) cancel()
+      }, settle.reject)
     })
   }
 
@@ -220,43 +248,28 @@ export class Library {
     }
   }
 
-  private askOnce(input: InvokeInput<'ask'>, opts: { onEvent?: (e: AskEvent) => void; signal?: AbortSignal }): Promise<AskResult> {
-    return new Promise((resolve, reject) => {
-      let requestId: string | null = null
-      let result: AskResult | null = null
-      const early: { event: EventName; payload: unknown }[] = []
-      const handle = (event: EventName, payload: unknown): void => {
-        if ((payload as { requestId?: string }).requestId !== requestId) return
+  private askOnce(
+    input: InvokeInput<'ask'>,
+    opts: { onEvent?: (e: AskEvent) => void; signal?: AbortSignal },
+  ): Promise<AskResult> {
+    let result: AskResult | null = null
+    return this.follow<AskResult>(
+      () => this.invoke('ask', input).then((started) => started.requestId),
+      'requestId',
+      (requestId) => void this.client.invoke('ask.cancel', { requestId }),
+      (event, payload, settle) => {
         if (event === 'ask.event') {
           const e = (payload as EventPayload<'ask.event'>).event
           if (e.type === 'final') result = e.result
           opts.onEvent?.(e)
         } else if (event === 'ask.done') {
-          off()
-          opts.signal?.removeEventListener('abort', cancel)
           const error = (payload as EventPayload<'ask.done'>).error
-          if (result && !error) resolve(result)
-          else reject(new LibraryError(error ?? 'The question was not answered.'))
+          if (result && !error) settle.resolve(result)
+          else settle.reject(new LibraryError(error ?? 'The question was not answered.'))
         }
-      }
-      const off = this.on((event, payload) => (requestId === null ? early.push({ event, payload }) : handle(event, payload)))
-      const cancel = (): void => {
-        if (requestId) void this.client.invoke('ask.cancel', { requestId })
-      }
-      opts.signal?.addEventListener('abort', cancel, { once: true })
-      this.invoke('ask', input).then(
-        (started) => {
-          requestId = started.requestId
-          for (const e of early.splice(0)) handle(e.event, e.payload)
-          if (opts.signal?.aborted) cancel()
-        },
-        (err: unknown) => {
-          off()
-          opts.signal?.removeEventListener('abort', cancel)
-          reject(err)
-        },
-      )
-    })
+      },
+      opts.signal,
+    )
   }
 
   /**
