@@ -207,7 +207,7 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
   await engine.close()
   const dataMb = await dirSizeMb(path.join(data.dir, 'db'))
 
-  const fts5 = fts5Anchor(
+  const fts5 = await fts5Anchor(
     texts,
     queries.map((q) => q.text),
     data.dir,
