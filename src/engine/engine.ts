@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import type { Db } from './store/db'
 import { openPGlite } from './store/db'
+import { NO_PGVECTOR, openPostgres, redactUrl, vectorAtLeast } from './store/pg'
 import { acquireLock, type OwnerLock, type OwnerRole } from './store/lock'
 import { migrate } from './store/migrations'
 import { HNSW_SETTINGS } from './store/vector-index'
@@ -26,8 +27,21 @@ import type { SwitchProgress, SwitchReport } from './ingest/embedding-switch'
 import { watchCollection, type CollectionWatch, type WatchOptions } from './watch/collection-watcher'
 
 export interface EngineOptions {
-  /** Database folder; null for an in-memory database (tests). */
+  /** Database folder; null for an in-memory database (tests). Ignored with `database`. */
   dataDir?: string | null
+  /**
+   * A PostgreSQL server's URL (postgres://user@host:5432/db?sslmode=require) instead of a data
+   * folder: a team library (docs/postgres.md). Every process connects directly; there is no lock.
+   * Any number of engines may open one URL at once.
+   */
+  database?: string
+  /**
+   * Never migrate (a store whose schema is behind is an error, SchemaBehindError) and never write
+   * on open: for a read-only role. Writes the caller asks for later still fail on the server's grants.
+   */
+  readOnly?: boolean
+  /** Server connections this engine may hold (default 8). */
+  poolSize?: number
   modelsDir?: string
   /**
    * The data folder's lock (store/lock.ts), already taken by the caller (host/owner.ts takes it
@@ -60,6 +74,7 @@ export class Engine {
   }
 
   static async open(opts: EngineOptions = {}): Promise<Engine> {
+    if (opts.database) return Engine.openServer(opts.database, opts)
     const dataDir = opts.dataDir === undefined ? defaultDataDir() : opts.dataDir
     // One owner per data folder: a second PGlite on the same files destroys the first one's writes.
     const lock = dataDir === null ? null : (opts.lock ?? acquireLock(dataDir, { role: opts.role ?? 'engine', socket: null }))
@@ -74,6 +89,28 @@ export class Engine {
       throw err
     }
     return new Engine(db, opts.modelsDir ?? defaultModelsDir(), lock)
+  }
+
+  private static async openServer(url: string, opts: EngineOptions): Promise<Engine> {
+    const db = await openPostgres(url, {
+      max: opts.poolSize,
+      settings: (vector) => ({
+        'hnsw.ef_search': HNSW_SETTINGS.efSearch,
+        // Iterative scans (a narrow scope still gets its k neighbours) came with pgvector 0.8.
+        ...(vectorAtLeast(vector, '0.8.0') ? { 'hnsw.iterative_scan': 'relaxed_order' } : {}),
+      }),
+    })
+    try {
+      await migrate(db, { readOnly: opts.readOnly })
+    } catch (err) {
+      await db.close().catch(() => undefined)
+      if (err instanceof Error && /extension "vector"|"vector" extension|type "vector"/.test(err.message))
+        throw new Error(`CREATE EXTENSION vector failed on ${redactUrl(url)} (${err.message}): the server ${NO_PGVECTOR}`, {
+          cause: err,
+        })
+      throw err
+    }
+    return new Engine(db, opts.modelsDir ?? defaultModelsDir(), null)
   }
 
   /**

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
 import { tempDir } from '../../test-support/paths'
+import { storeBackends, type StoreBackend } from '../../test-support/backends'
 import { AskTrace, type AskEvent, type AskRequest } from '../../shared/answer'
 import { EventMap, InvokeMap } from '../../shared/api'
 import type { EngineAskOptions } from './ask'
@@ -26,7 +27,10 @@ const FILES: Record<string, string> = {
 
 const ACCEPT = 'What Accept header does the client send with Streamable HTTP?'
 
-describe('the ask contract keeps every field the engine writes', () => {
+for (const backend of storeBackends)
+  describe.skipIf(backend.skip)(`the ask contract keeps every field the engine writes (${backend.name})`, () => suite(backend))
+
+function suite(backend: StoreBackend): void {
   let engine: Engine
   const cleanups: (() => Promise<void>)[] = []
   const reranker = new OverlapReranker()
@@ -68,12 +72,13 @@ describe('the ask contract keeps every field the engine writes', () => {
   beforeAll(async () => {
     const c = await tempDir()
     const d = await tempDir()
-    cleanups.push(c.cleanup, d.cleanup)
+    const place = await backend.place()
+    cleanups.push(c.cleanup, d.cleanup, place.cleanup)
     for (const [rel, text] of Object.entries(FILES)) {
       await mkdir(path.dirname(path.join(c.dir, rel)), { recursive: true })
       await writeFile(path.join(c.dir, rel), text)
     }
-    engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
+    engine = await Engine.open({ ...place.options, modelsDir: path.join(d.dir, 'no-models') })
     expect((await engine.ingest(c.dir, { collection: 'mcp' })).failed).toEqual([])
   })
   afterAll(async () => {
@@ -112,4 +117,4 @@ describe('the ask contract keeps every field the engine writes', () => {
     // Every optional section was written at least once, so the schema saw each of them.
     expect([...sections].sort()).toEqual(Object.keys(AskTrace.shape).sort())
   })
-})
+}

@@ -3,11 +3,15 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
 import { tempDir } from '../../test-support/paths'
+import { storeBackends, type StoreBackend } from '../../test-support/backends'
 
-/** Sync semantics on a small real folder and a real on-disk PGlite (no embedding model). */
-describe('incremental import', () => {
+/** Sync semantics on a small real folder, on a real on-disk PGlite and a real PostgreSQL server (no embedding model). */
+for (const backend of storeBackends) describe.skipIf(backend.skip)(`incremental import (${backend.name})`, () => suite(backend))
+
+function suite(backend: StoreBackend): void {
   let root: string
   let data: string
+  let place: Awaited<ReturnType<StoreBackend['place']>>
   let engine: Engine
   let cleanups: (() => Promise<void>)[] = []
 
@@ -28,14 +32,15 @@ describe('incremental import', () => {
   beforeAll(async () => {
     const a = await tempDir()
     const b = await tempDir()
-    cleanups = [a.cleanup, b.cleanup]
+    place = await backend.place()
+    cleanups = [a.cleanup, b.cleanup, place.cleanup]
     root = a.dir
     data = b.dir
     await write('guide/intro.md', '# Intro\n\nWelcome to the widget manual.\n\n## Setup\n\nPlug in the widget.\n')
     await write('guide/retries.md', `# Retries\n\n## Policy\n\n${long(120)}\n`)
     await write('a/notes.md', '# Notes\n\nFirst notes file.\n')
     await write('b/notes.md', '# Notes\n\nSecond notes file.\n')
-    engine = await Engine.open({ dataDir: data, modelsDir: path.join(data, 'no-models') })
+    engine = await Engine.open({ ...place.options, modelsDir: path.join(data, 'no-models') })
   })
   afterAll(async () => {
     await engine?.close()
@@ -114,7 +119,7 @@ describe('incremental import', () => {
   it('survives a restart: the store reopens with the same content', async () => {
     const before = await engine.collections()
     await engine.close()
-    engine = await Engine.open({ dataDir: data, modelsDir: path.join(data, 'no-models') })
+    engine = await Engine.open({ ...place.options, modelsDir: path.join(data, 'no-models') })
     expect(await engine.collections()).toEqual(before)
   })
-})
+}

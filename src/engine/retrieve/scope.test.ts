@@ -4,12 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
 import { fixtureModels, tempDir } from '../../test-support/paths'
 import type { SearchMode } from '../../shared/search'
+import { storeBackends, type StoreBackend } from '../../test-support/backends'
 
 /**
  * Contract: a scope selects the same chunk ids whichever retriever applies it. Every chunk in this
  * corpus mentions "widget", so with a large k each retriever must return exactly the in-scope set.
  */
-describe('scope filters are identical across retrievers', () => {
+for (const backend of storeBackends)
+  describe.skipIf(backend.skip)(`scope filters are identical across retrievers (${backend.name})`, () => suite(backend))
+
+function suite(backend: StoreBackend): void {
   let engine: Engine
   const cleanups: (() => Promise<void>)[] = []
   const files: Record<string, string> = {
@@ -23,13 +27,13 @@ describe('scope filters are identical across retrievers', () => {
 
   beforeAll(async () => {
     const corpus = await tempDir()
-    const data = await tempDir()
+    const data = await backend.place()
     cleanups.push(corpus.cleanup, data.cleanup)
     for (const [rel, text] of Object.entries(files)) {
       await mkdir(path.dirname(path.join(corpus.dir, rel)), { recursive: true })
       await writeFile(path.join(corpus.dir, rel), text)
     }
-    engine = await Engine.open({ dataDir: data.dir, modelsDir: fixtureModels })
+    engine = await Engine.open({ ...data.options, modelsDir: fixtureModels })
     const r = await engine.ingest(corpus.dir, { collection: 'widgets' })
     expect(r.failed).toEqual([])
   })
@@ -87,4 +91,4 @@ describe('scope filters are identical across retrievers', () => {
       expect(h.scores.rrf).not.toBeNull()
     }
   })
-})
+}

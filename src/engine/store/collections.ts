@@ -1,6 +1,7 @@
 import type { CollectionInfo } from '../../shared/api'
 import { compareVersions } from '../../shared/versions'
 import type { Db, Queryable } from './db'
+import { collectionTurn } from './writer'
 
 /** Every collection with its counts and versions, by id. */
 export async function listCollections(db: Queryable): Promise<CollectionInfo[]> {
@@ -39,6 +40,7 @@ export async function listCollections(db: Queryable): Promise<CollectionInfo[]> 
  */
 export async function deleteCollection(db: Db, id: string): Promise<boolean> {
   return db.transaction(async (tx) => {
+    await collectionTurn(tx, id)
     const { rows } = await tx.query<{ id: string }>('SELECT id FROM collections WHERE id = $1 FOR UPDATE', [id])
     if (rows.length === 0) return false
     await tx.query('DELETE FROM chunks WHERE collection_id = $1', [id])

@@ -4,7 +4,7 @@ import { vector } from '@electric-sql/pglite-pgvector'
 
 /**
  * The small query interface the engine talks to. PGlite implements it in the app; a node-postgres
- * pool can implement it for a shared server (docs/contracts.md, "Beyond one laptop"), so the SQL in the
+ * pool implements it for a shared server (store/pg.ts, docs/postgres.md), so the SQL in the
  * engine sticks to plain PostgreSQL + pgvector and never calls PGlite-only APIs.
  */
 export interface Queryable {
@@ -19,10 +19,13 @@ export interface Db extends Queryable {
   /** Runs `fn` when close() begins (caches derived from the store stop reading it). */
   onClose(fn: () => void): void
   readonly dataDir: string | null
+  /** 'embedded': PGlite, one process owns it. 'server': a PostgreSQL server other processes write to as well. */
+  readonly kind: 'embedded' | 'server'
 }
 
 class PGliteDb implements Db {
   private readonly closing: (() => void)[] = []
+  readonly kind = 'embedded' as const
   /** PGlite is single-connection: statements are queued, and a transaction holds the connection. */
   constructor(
     private readonly pg: PGlite,

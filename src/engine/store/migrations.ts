@@ -1,4 +1,4 @@
-import type { Db } from './db'
+import type { Db, Queryable } from './db'
 
 /**
  * Versioned schema migrations. Each runs once, in its own transaction, and is recorded in
@@ -227,24 +227,84 @@ CREATE TRIGGER chunks_tombstone_rewritten BEFORE UPDATE ON chunks
   FOR EACH ROW EXECUTE FUNCTION chunks_tombstone_rewritten();
 `,
   },
+  {
+    version: 5,
+    name: 'several writers on a server: chunk writes take turns, tombstones carry their time (ADR 0010)',
+    sql: `
+-- Every transaction that writes chunk rows takes one transaction-scoped advisory lock before its
+-- first chunk statement, so chunk transactions commit in the order they drew chunk_seq and
+-- tombstone ids: a reader that has seen seq N has seen every chunk below it. Readers never take
+-- it. Embedded (one connection) it is always free.
+CREATE FUNCTION chunks_write_turn() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(7234, 1);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER chunks_write_turn BEFORE INSERT OR UPDATE OR DELETE ON chunks
+  FOR EACH STATEMENT EXECUTE FUNCTION chunks_write_turn();
+
+-- On a server other processes' postings read the tombstones too: they are pruned only once old.
+ALTER TABLE chunk_tombstones ADD COLUMN at timestamptz NOT NULL DEFAULT now();
+`,
+  },
 ]
 
-export async function migrate(db: Db): Promise<number> {
-  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
-  const { rows } = await db.query<{ version: number }>('SELECT version FROM schema_migrations')
-  const applied = new Set(rows.map((r) => r.version))
-  let current = 0
-  for (const m of MIGRATIONS) {
-    if (applied.has(m.version)) {
-      current = m.version
-      continue
-    }
-    await db.transaction(async (tx) => {
-      await tx.exec(m.sql)
-      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
-    })
-    current = m.version
+/** The advisory lock key migrations run under, so two processes opening one server never both migrate. */
+export const MIGRATION_LOCK = 0x646f63656e74 // 'docent'
+
+/** Thrown when the schema needs migrating and this connection may not (a read-only role, or readOnly). */
+export class SchemaBehindError extends Error {
+  constructor(
+    readonly at: number,
+    readonly needed: number,
+    cause?: unknown,
+  ) {
+    super(
+      `the library's schema is at version ${at} and this Docent needs version ${needed}; it cannot be migrated ` +
+        `with this connection (read-only${cause instanceof Error ? `: ${cause.message}` : ''}). Open it once with ` +
+        `a role that has CREATE on the schema (an importer, e.g. docent collections --database <url>), then again with this one`,
+    )
   }
-  return current
+}
+
+/** The schema version the store is at (0 for a new one), read without writing anything. */
+export async function schemaVersion(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ t: string | null }>(`SELECT to_regclass('schema_migrations')::text AS t`)
+  if (!rows[0]?.t) return 0
+  const { rows: v } = await db.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')
+  return Number(v[0]?.v ?? 0)
+}
+
+/**
+ * Brings the schema up to date. Each migration runs in its own transaction under an advisory lock
+ * and checks again, inside it, whether another process applied it meanwhile. A store already up to
+ * date is only read (a read-only role opens it); `readOnly` refuses to migrate one that is not.
+ */
+export async function migrate(db: Db, opts: { readOnly?: boolean } = {}): Promise<number> {
+  const latest = MIGRATIONS[MIGRATIONS.length - 1]!.version
+  const at = await schemaVersion(db)
+  if (at >= latest) return at
+  if (opts.readOnly) throw new SchemaBehindError(at, latest)
+  try {
+    await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
+      await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
+    })
+    let current = 0
+    for (const m of MIGRATIONS) {
+      await db.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
+        const { rows } = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [m.version])
+        if (rows.length > 0) return
+        await tx.exec(m.sql)
+        await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
+      })
+      current = m.version
+    }
+    return current
+  } catch (err) {
+    if ((err as { code?: unknown }).code === '42501') throw new SchemaBehindError(at, latest, err)
+    throw err
+  }
 }

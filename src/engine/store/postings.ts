@@ -388,14 +388,25 @@ function isDb(db: Queryable): db is Db {
   return typeof (db as Partial<Db>).onClose === 'function'
 }
 
+/** How old a tombstone must be before a server prunes it: other processes' postings read them too. */
+export const SERVER_TOMBSTONE_AGE = '15 minutes'
+
 /**
- * After a sync: drops the tombstones every reader has applied (this process's postings are the
- * only reader: one process owns a data folder), and records how far, so older postings rebuild.
+ * After a sync: drops the tombstones every reader has applied, and records how far, so older
+ * postings rebuild. Embedded, this process's postings are the only reader (one process owns a data
+ * folder). On a server other processes' postings read them as well, and nothing here knows how
+ * far they got: only tombstones older than SERVER_TOMBSTONE_AGE go, and postings that have not
+ * looked for that long build again (ADR 0010).
  */
 export async function pruneTombstones(db: Queryable): Promise<void> {
   const keep = keywordPostingsOf(db)?.needsTombstonesAfter()
-  const { rows } = await db.query<{ max: string | null }>('SELECT max(id) AS max FROM chunk_tombstones')
-  const through = Math.min(Number(rows[0]?.max ?? 0), keep ?? Infinity)
+  const server = isDb(db) && db.kind === 'server'
+  const { rows } = await db.query<{ max: string | null }>(
+    server
+      ? `SELECT max(id) AS max FROM chunk_tombstones WHERE at < now() - interval '${SERVER_TOMBSTONE_AGE}'`
+      : 'SELECT max(id) AS max FROM chunk_tombstones',
+  )
+  const through = Math.min(Number(rows[0]?.max ?? 0), server ? Infinity : (keep ?? Infinity))
   if (through <= 0) return
   await db.query('DELETE FROM chunk_tombstones WHERE id <= $1', [through])
   await db.query('UPDATE chunk_tombstones_pruned SET pruned_through = greatest(pruned_through, $1)', [through])

@@ -2,7 +2,17 @@ import type { Db, Queryable } from './db'
 import { pruneTombstones } from './postings'
 import { toVectorLiteral } from './vector-index'
 
-/** The engine is the only writer. Every document is replaced in one transaction, stats included. */
+/**
+ * Every document is replaced in one transaction, stats included. On a server several processes
+ * may write: each write transaction first takes its collection's advisory lock (collectionTurn),
+ * so the shared statistics of one collection (term_stats, chunk_count, total_len) are updated by
+ * one transaction at a time and stay exact, while readers are never blocked.
+ */
+
+/** Serialises the write transactions of one collection (held until the transaction ends). */
+export async function collectionTurn(tx: Queryable, collectionId: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('docent.collection:' || $1))`, [collectionId])
+}
 
 export interface DocumentState {
   id: string
@@ -140,6 +150,7 @@ async function insertChunks(tx: Queryable, doc: DocumentRow, chunks: ChunkRow[])
 /** Replaces a document and all its chunks atomically: a shorter new version leaves no stale chunks. */
 export async function replaceDocument(db: Db, doc: DocumentRow, chunks: ChunkRow[]): Promise<void> {
   await db.transaction(async (tx) => {
+    await collectionTurn(tx, doc.collectionId)
     await removeChunks(tx, doc.id, doc.collectionId)
     await tx.query(
       `INSERT INTO documents (id, collection_id, path, size, mtime_ms, sha256, status, error, version, kind,
@@ -192,17 +203,24 @@ export async function touchDocument(db: Queryable, id: string, mtimeMs: number):
 
 export async function deleteDocument(db: Db, documentId: string, collectionId: string): Promise<void> {
   await db.transaction(async (tx) => {
+    await collectionTurn(tx, collectionId)
     await removeChunks(tx, documentId, collectionId)
     await tx.query('DELETE FROM documents WHERE id = $1', [documentId])
   })
 }
 
-export async function markSynced(db: Queryable, collectionId: string, opts: { full: boolean } = { full: true }): Promise<void> {
+export async function markSynced(db: Db, collectionId: string, opts: { full: boolean } = { full: true }): Promise<void> {
   await db.query('UPDATE collections SET last_sync_at = now() WHERE id = $1', [collectionId])
-  // Lexemes no longer in any chunk of the collection would only slow down IDF look-ups.
-  await db.query('DELETE FROM term_stats WHERE collection_id = $1 AND df <= 0', [collectionId])
+  // Lexemes no longer in any chunk of the collection would only slow down IDF look-ups. In the
+  // collection's turn: a concurrent writer's transaction may be about to count one up again.
+  await db.transaction(async (tx) => {
+    await collectionTurn(tx, collectionId)
+    await tx.query('DELETE FROM term_stats WHERE collection_id = $1 AND df <= 0', [collectionId])
+  })
   // Tombstones of replaced chunks are only needed until the keyword postings have read them.
   await pruneTombstones(db)
+  // A server runs autovacuum, and VACUUM there needs to own the tables.
+  if (db.kind === 'server') return
   // Planner statistics and dead-row clean-up. A server runs autovacuum; embedded PGlite does not,
   // and every document write updates hundreds of term_stats rows (one new row version each), so
   // without VACUUM the statistics table and the index bloat with every sync.
@@ -216,7 +234,8 @@ export async function markSynced(db: Queryable, collectionId: string, opts: { fu
 }
 
 /** Reclaims dead row versions of the tables every document write updates (during long imports). */
-export async function vacuumHotTables(db: Queryable): Promise<void> {
+export async function vacuumHotTables(db: Db): Promise<void> {
+  if (db.kind === 'server') return
   await db.exec('VACUUM term_stats')
   await db.exec('VACUUM collections')
 }
