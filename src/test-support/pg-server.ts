@@ -172,6 +172,13 @@ export function stopPostgres(installDir: string, dataDir: string): void {
 /** The URL a running server was started with (written beside its data folder), or null. */
 export function runningUrl(dataDir: string): string | null {
   const file = path.join(dataDir, '..', `${path.basename(dataDir)}.url`)
-  if (!existsSync(path.join(dataDir, 'postmaster.pid')) || !existsSync(file)) return null
+  const pidFile = path.join(dataDir, 'postmaster.pid')
+  if (!existsSync(pidFile) || !existsSync(file)) return null
+  // A postmaster.pid left by a machine that went down names a process that is gone.
+  try {
+    process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 0)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return null
+  }
   return readFileSync(file, 'utf8').trim()
 }
