@@ -17,9 +17,12 @@ import { librarySpawner, type LibraryProcess, type LibraryState } from '../engin
 import { ErrorCode, type INTERNAL_METHODS, type InternalName } from '../engine/host/protocol'
 import { defaultDataDir, defaultModelsDir } from '../engine/paths'
 import type { OwnerRole } from '../engine/store/lock'
+import { redactUrl } from '../engine/store/pg'
+import { serverSpawner } from '../engine/host/server-library'
 
 /**
- * The CLI's and the MCP server's way into a data folder: the app's own typed client (EngineClient)
+ * The CLI's and the MCP server's way into a data folder (or, with `database` or DOCENT_DATABASE_URL,
+ * a PostgreSQL server, each process connecting itself: host/server-library.ts): the app's own typed client (EngineClient)
  * over the library (engine/host/library.ts), which attaches to the process that owns the folder
  * or becomes its owner. Errors come back as LibraryError. Reads are sent again once when the owner
  * went away before answering; an import interrupted that way is run again (documents it finished
@@ -59,6 +62,10 @@ type InternalOutput<K extends InternalName> = z.output<(typeof INTERNAL_METHODS)
 
 export interface OpenLibraryOptions {
   data?: string | undefined
+  /** A PostgreSQL server's URL instead of a data folder (a team library): `data` is then not used. */
+  database?: string | undefined
+  /** With `database`: never migrate or write on open (a read-only role). */
+  readOnly?: boolean
   models?: string | undefined
   role: OwnerRole
   /** Called each time this process becomes the owner, with the open engine. */
@@ -82,15 +89,19 @@ export class Library {
   private lostWaiters: (() => void)[] = []
 
   constructor(opts: OpenLibraryOptions) {
-    this.dataDir = path.resolve(opts.data ?? defaultDataDir())
+    const database = opts.database ?? (process.env['DOCENT_DATABASE_URL'] || undefined)
+    this.dataDir = database ? redactUrl(database) : path.resolve(opts.data ?? defaultDataDir())
     this.modelsDir = path.resolve(opts.models ?? defaultModelsDir())
     const log = opts.log ?? (() => {})
+    const onOwn = opts.onOwn ? { onOwn: opts.onOwn } : {}
     const base =
       opts.spawn ??
-      librarySpawner(
-        { dataDir: this.dataDir, modelsDir: this.modelsDir, role: opts.role, ...(opts.onOwn ? { onOwn: opts.onOwn } : {}), log },
-        (p) => (this.proc = p),
-      )
+      (database
+        ? serverSpawner({ database, modelsDir: this.modelsDir, readOnly: opts.readOnly, ...onOwn, log }, (p) => (this.proc = p))
+        : librarySpawner(
+            { dataDir: this.dataDir, modelsDir: this.modelsDir, role: opts.role, ...onOwn, log },
+            (p) => (this.proc = p),
+          ))
     const spawn: SpawnEngine = (listeners) =>
       base({
         onMessage: (m) => {
@@ -282,9 +293,13 @@ export class Library {
 }
 
 /** Runs `fn` on the library (attached to the folder's owner, or owning it) as a CLI command, then leaves it. */
-export async function withLibrary<T>(values: { data?: string; models?: string }, fn: (lib: Library) => Promise<T>): Promise<T> {
+export async function withLibrary<T>(
+  values: { data?: string; database?: string; models?: string },
+  fn: (lib: Library) => Promise<T>,
+): Promise<T> {
   const lib = new Library({
     data: values.data,
+    database: values.database,
     models: values.models,
     role: 'cli',
     // Notes only (waiting for an owner, waiting for other clients' jobs before closing): stdout stays the command's.

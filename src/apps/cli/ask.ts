@@ -18,6 +18,7 @@ export async function cmdAsk(argv: string[]): Promise<void> {
       collection: { type: 'string', multiple: true },
       version: { type: 'string' },
       data: { type: 'string' },
+      database: { type: 'string' },
       models: { type: 'string' },
       json: { type: 'boolean' },
       'search-only': { type: 'boolean' },

@@ -28,15 +28,18 @@ import { LibraryError, withLibrary } from '../library'
 class UsageError extends Error {}
 
 const USAGE = `Usage:
-  docent ingest <folder> --collection <name> [--data <dir>] [--models <dir>] [--json] [--allow-empty]
-  docent search "<query>" [--collection <name>] [--version <v>|all|latest|auto] [--mode keyword|vector|hybrid] [--rerank] [-k <n>] [--data <dir>] [--json]
-  docent ask "<question>" [--collection <name>] [--version <v>|all|latest|auto] [--data <dir>] [--models <dir>] [--json] [--search-only] [--thread <id>]
-  docent collections [--data <dir>] [--json]
-  docent watch [--collection <name>...] [--data <dir>] [--models <dir>]
-  docent mcp [--data <dir>] [--models <dir>] [--allow-writes]
+  docent ingest <folder> --collection <name> [--data <dir> | --database <url>] [--models <dir>] [--json] [--allow-empty]
+  docent search "<query>" [--collection <name>] [--version <v>|all|latest|auto] [--mode keyword|vector|hybrid] [--rerank] [-k <n>] [--data <dir> | --database <url>] [--json]
+  docent ask "<question>" [--collection <name>] [--version <v>|all|latest|auto] [--data <dir> | --database <url>] [--models <dir>] [--json] [--search-only] [--thread <id>]
+  docent collections [--data <dir> | --database <url>] [--json]
+  docent watch [--collection <name>...] [--data <dir> | --database <url>] [--models <dir>]
+  docent mcp [--data <dir> | --database <url>] [--models <dir>] [--allow-writes]
   docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--rerank] [--data <dir>] [--json <out.json>]
   docent eval answers --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
   docent eval compare --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
+
+--database postgres://user@host/db (or DOCENT_DATABASE_URL) uses a team library on a PostgreSQL server
+instead of a data folder; the password comes from the URL or PGPASSWORD, and ?sslmode=require turns on TLS.
 
 Without --version (or with --version auto), a version the question names ("in the 2025-06-18 spec",
 "the latest release") is searched, else every version; --version all searches every version regardless.`
@@ -84,6 +87,7 @@ async function cmdIngest(argv: string[]): Promise<void> {
     options: {
       collection: { type: 'string' },
       data: { type: 'string' },
+      database: { type: 'string' },
       models: { type: 'string' },
       json: { type: 'boolean' },
       // A sync that would remove every document (an emptied folder, an unmounted drive) goes on only with this.
@@ -147,6 +151,7 @@ async function cmdSearch(argv: string[]): Promise<void> {
       rerank: { type: 'boolean' },
       k: { type: 'string', short: 'k' },
       data: { type: 'string' },
+      database: { type: 'string' },
       models: { type: 'string' },
       json: { type: 'boolean' },
     },
@@ -194,7 +199,7 @@ async function cmdSearch(argv: string[]): Promise<void> {
 async function cmdCollections(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { data: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } },
+    options: { data: { type: 'string' }, database: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } },
   })
   const cols = await withLibrary(values, (lib) => lib.invoke('collections.list', {}))
   if (values.json) return out({ collections: cols })

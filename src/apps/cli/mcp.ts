@@ -6,7 +6,7 @@ import { Library } from '../library'
 import { createDocentMcpServer } from '../mcp/server'
 
 /**
- * `docent mcp [--data <dir>] [--models <dir>] [--allow-writes]`: an MCP server on stdio over the
+ * `docent mcp [--data <dir> | --database <url>] [--models <dir>] [--allow-writes]`: an MCP server on stdio over the
  * library: attached to the app, `docent watch` or another owner of the index when one runs, else
  * owning it (and then serving the others that start meanwhile). stdout carries the protocol and
  * nothing else, so every log (ours, and any library's console.log) goes to stderr. It runs until
@@ -26,13 +26,15 @@ function packageVersion(): string {
   return '0.0.0'
 }
 
-export async function cmdMcp(
-  argv: string[],
-  io: { stdin?: Readable; stdout?: Writable; version?: string } = {},
-): Promise<void> {
+export async function cmdMcp(argv: string[], io: { stdin?: Readable; stdout?: Writable; version?: string } = {}): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { data: { type: 'string' }, models: { type: 'string' }, 'allow-writes': { type: 'boolean' } },
+    options: {
+      data: { type: 'string' },
+      database: { type: 'string' },
+      models: { type: 'string' },
+      'allow-writes': { type: 'boolean' },
+    },
   })
   // A stray console.log from a library would corrupt the protocol stream.
   const toStderr = (...args: unknown[]) => console.error(...args)
@@ -40,13 +42,16 @@ export async function cmdMcp(
   console.info = toStderr
   console.debug = toStderr
 
+  const allowWrites = !!values['allow-writes']
   const library = new Library({
     data: values.data,
+    database: values.database,
+    // Without --allow-writes it only reads: a read-only role on a server is enough.
+    readOnly: !allowWrites,
     models: values.models,
     role: 'mcp',
     log: (m) => process.stderr.write(`docent mcp: ${m}\n`),
   })
-  const allowWrites = !!values['allow-writes']
   const server = createDocentMcpServer(library, { allowWrites, version: io.version ?? packageVersion() })
   const stdin = io.stdin ?? process.stdin
   const transport = new StdioServerTransport(stdin, io.stdout ?? process.stdout)

@@ -7,7 +7,7 @@ import type { EventPayload } from '../../shared/api'
 import { Library } from '../library'
 
 /**
- * `docent watch [--collection <name>...] [--data <dir>] [--models <dir>]`: keeps collections in
+ * `docent watch [--collection <name>...] [--data <dir> | --database <url>] [--models <dir>]`: keeps collections in
  * step with their folders until Ctrl-C. Each applied change set is printed on stdout; notes go
  * to stderr. It owns the index and serves the CLI and the MCP server meanwhile; when the app or
  * `docent mcp` owns it already, it has that owner watch every collection and shows its changes.
@@ -54,14 +54,25 @@ export function formatWatchEvent(e: WatchEvent): string | null {
 export async function cmdWatch(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { collection: { type: 'string', multiple: true }, data: { type: 'string' }, models: { type: 'string' } },
+    options: {
+      collection: { type: 'string', multiple: true },
+      data: { type: 'string' },
+      database: { type: 'string' },
+      models: { type: 'string' },
+    },
   })
   const print = (e: WatchEvent) => {
     const line = formatWatchEvent(e)
     if (line) process.stdout.write(line + '\n')
   }
   let owned: Engine | null = null
-  const library = new Library({ data: values.data, models: values.models, role: 'watch', onOwn: (e) => (owned = e) })
+  const library = new Library({
+    data: values.data,
+    database: values.database,
+    models: values.models,
+    role: 'watch',
+    onOwn: (e) => (owned = e),
+  })
   const watches: CollectionWatch[] = []
   const stopWatches = () => Promise.all(watches.splice(0).map((w) => w.stop()))
   const stop = new Promise<'stop'>((resolve) => {
@@ -84,7 +95,8 @@ export async function cmdWatch(argv: string[]): Promise<void> {
           throw new Error('there are no collections to watch; import one first: docent ingest <folder> --collection <name>')
         wanted = values.collection?.map((c) => collectionSlug(c))
         for (const w of wanted ?? []) {
-          if (!all.some((c) => c.id === w)) throw new Error(`there is no collection "${w}"; run "docent collections" for the list`)
+          if (!all.some((c) => c.id === w))
+            throw new Error(`there is no collection "${w}"; run "docent collections" for the list`)
         }
       }
       const state = library.state

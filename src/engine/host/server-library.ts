@@ -1,0 +1,132 @@
+import { errorMessage } from '../../shared/errors'
+import { Engine } from '../engine'
+import { redactUrl } from '../store/pg'
+import type { EngineProcess, EngineProcessListeners, SpawnEngine } from './client'
+import { createEngineHost, type EngineHost } from './host'
+import { ErrorCode, errorResult, type FromHost, type ToHost } from './protocol'
+import type { LibraryProcess, LibraryState } from './library'
+
+/**
+ * Opening a team library on a PostgreSQL server: no lock and no socket (those keep two processes
+ * off one PGlite folder); every process connects to the server itself and runs its own host over
+ * its own engine, so EngineClient drives it as it drives an owned folder. Writes from other
+ * processes reach this one's searches through the store (ADR 0010).
+ */
+export interface ServerLibraryOptions {
+  database: string
+  modelsDir: string
+  /** Never migrate or write on open (a read-only role: the MCP server without --allow-writes). */
+  readOnly?: boolean
+  appVersion?: string
+  onOwn?: (engine: Engine) => void
+  log?: (message: string) => void
+}
+
+export function serverSpawner(opts: ServerLibraryOptions, onSpawn?: (proc: LibraryProcess) => void): SpawnEngine {
+  return (listeners) => {
+    const proc = new ServerConnection(opts, listeners)
+    onSpawn?.(proc)
+    return proc
+  }
+}
+
+class ServerConnection implements LibraryProcess, EngineProcess {
+  state: LibraryState = { kind: 'starting' }
+  private engine: Engine | null = null
+  private host: EngineHost | null = null
+  private inflight = 0
+  private closing: Promise<void> | null = null
+  private readonly opened: Promise<boolean>
+
+  constructor(
+    private readonly opts: ServerLibraryOptions,
+    private readonly listeners: EngineProcessListeners,
+  ) {
+    this.opened = this.open()
+  }
+
+  get pid(): number | undefined {
+    return process.pid
+  }
+
+  private local(message: FromHost): void {
+    setImmediate(() => this.listeners.onMessage(message))
+  }
+
+  private async open(): Promise<boolean> {
+    try {
+      this.engine = await Engine.open({
+        database: this.opts.database,
+        modelsDir: this.opts.modelsDir,
+        readOnly: this.opts.readOnly,
+      })
+    } catch (err) {
+      this.local({
+        type: 'fatal',
+        message: `The library at ${redactUrl(this.opts.database)} could not be opened: ${errorMessage(err)}`,
+      })
+      void this.close()
+      return false
+    }
+    if (this.closing) return false
+    this.host = createEngineHost(this.engine, {
+      dataDir: redactUrl(this.opts.database),
+      modelsDir: this.opts.modelsDir,
+      appVersion: this.opts.appVersion,
+      emit: (event, payload) => this.local({ type: 'event', event, payload }),
+      watchFolders: false,
+    })
+    this.state = { kind: 'owner' }
+    this.opts.onOwn?.(this.engine)
+    this.local({ type: 'ready', pid: process.pid })
+    return true
+  }
+
+  postMessage(message: ToHost): void {
+    if (message.type === 'shutdown') {
+      void this.close()
+      return
+    }
+    const { id } = message
+    setImmediate(() => {
+      void this.serve(message.method, message.input).then((result) => this.local({ type: 'response', id, result }))
+    })
+  }
+
+  private async serve(method: string, input: unknown) {
+    this.inflight++
+    try {
+      if (!(await this.opened) || !this.host) return errorResult('The library is closing.', ErrorCode.engineStopped)
+      return await this.host.dispatch(method, input)
+    } finally {
+      this.inflight--
+    }
+  }
+
+  kill(): void {
+    void this.close()
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutDown()
+    return this.closing
+  }
+
+  private async shutDown(): Promise<void> {
+    const log = this.opts.log ?? (() => {})
+    await this.opened
+    while (this.inflight > 0 || (this.host?.activeWork() ?? 0) > 0) await new Promise((r) => setTimeout(r, 100))
+    try {
+      await this.host?.shutdown()
+    } catch (err) {
+      log(`shutdown: ${errorMessage(err)}`)
+    }
+    try {
+      await this.engine?.close()
+    } catch (err) {
+      log(`closing the connection: ${errorMessage(err)}`)
+    }
+    this.state = { kind: 'gone' }
+    setImmediate(() => this.listeners.onExit('closed'))
+  }
+}
