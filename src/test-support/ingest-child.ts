@@ -12,7 +12,15 @@ import { repoRoot } from './paths'
  */
 export function ingestAndKill(
   folder: string,
-  opts: { data: string; models: string; collection: string; killAfterDocs: number; delayMs?: number },
+  opts: {
+    /** The data folder, or `database`: a PostgreSQL server's URL. */
+    data?: string
+    database?: string
+    models: string
+    collection: string
+    killAfterDocs: number
+    delayMs?: number
+  },
 ): Promise<{
   killed: boolean
   signal: NodeJS.Signals | null
@@ -33,8 +41,7 @@ export function ingestAndKill(
         folder,
         '--collection',
         opts.collection,
-        '--data',
-        opts.data,
+        ...(opts.database ? ['--database', opts.database] : ['--data', opts.data ?? '']),
         '--models',
         opts.models,
         '--json',

@@ -5,8 +5,12 @@ import { Engine } from '../engine'
 import { checkIndexConsistency } from '../store/consistency'
 import { mcpCorpus, tempDir } from '../../test-support/paths'
 import { ingestAndKill } from '../../test-support/ingest-child'
+import { storeBackends, type StoreBackend } from '../../test-support/backends'
 
-describe('killing the process mid-import', () => {
+for (const backend of storeBackends)
+  describe.skipIf(backend.skip)(`killing the process mid-import (${backend.name})`, () => suite(backend))
+
+function suite(backend: StoreBackend): void {
   const cleanups: (() => Promise<void>)[] = []
   afterAll(async () => {
     for (const c of cleanups) await c()
@@ -15,7 +19,8 @@ describe('killing the process mid-import', () => {
   it('leaves a database that opens, with no half-written document, and a re-run completes it', async () => {
     const corpus = await tempDir()
     const data = await tempDir()
-    cleanups.push(corpus.cleanup, data.cleanup)
+    const place = await backend.place()
+    cleanups.push(corpus.cleanup, data.cleanup, place.cleanup)
     // One release of the spec and its guides: enough files to be mid-write when killed.
     await cp(path.join(mcpCorpus, 'specification/2025-06-18'), path.join(corpus.dir, 'specification/2025-06-18'), {
       recursive: true,
@@ -23,7 +28,7 @@ describe('killing the process mid-import', () => {
     await cp(path.join(mcpCorpus, 'docs/2025-06-18'), path.join(corpus.dir, 'docs/2025-06-18'), { recursive: true })
 
     const run = await ingestAndKill(corpus.dir, {
-      data: data.dir,
+      ...(place.options.database ? { database: place.options.database } : { data: place.options.dataDir! }),
       models: path.join(data.dir, 'none'),
       collection: 'mcp',
       killAfterDocs: 10,
@@ -35,7 +40,7 @@ describe('killing the process mid-import', () => {
     expect(run.last?.phase).not.toBe('done')
     expect(run.last!.filesDone).toBeLessThan(run.last!.filesTotal)
 
-    const engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'none') })
+    const engine = await Engine.open({ ...place.options, modelsDir: path.join(data.dir, 'none') })
     try {
       expect(await checkIndexConsistency(engine.db)).toEqual([])
       const resumed = await engine.ingest(corpus.dir, { collection: 'mcp' })
@@ -45,9 +50,9 @@ describe('killing the process mid-import', () => {
       expect(await checkIndexConsistency(engine.db)).toEqual([])
       const ids = (await engine.db.query<{ id: string; text: string }>('SELECT id, text FROM chunks ORDER BY id')).rows
 
-      const clean = await tempDir()
+      const clean = await backend.place()
       cleanups.push(clean.cleanup)
-      const fresh = await Engine.open({ dataDir: clean.dir, modelsDir: path.join(clean.dir, 'none') })
+      const fresh = await Engine.open({ ...clean.options, modelsDir: path.join(data.dir, 'none') })
       try {
         await fresh.ingest(corpus.dir, { collection: 'mcp' })
         const freshIds = (await fresh.db.query<{ id: string; text: string }>('SELECT id, text FROM chunks ORDER BY id')).rows
@@ -59,4 +64,4 @@ describe('killing the process mid-import', () => {
       await engine.close()
     }
   })
-})
+}
