@@ -69,6 +69,8 @@ export class Engine {
     readonly db: Db,
     readonly modelsDir: string,
     private readonly lock: OwnerLock | null,
+    /** Opened read-only (EngineOptions.readOnly): answers keep no trace, thread or cache entry. */
+    readonly readOnly = false,
   ) {
     this.models = new LoadedModels(db, modelsDir)
   }
@@ -110,7 +112,7 @@ export class Engine {
         })
       throw err
     }
-    return new Engine(db, opts.modelsDir ?? defaultModelsDir(), null)
+    return new Engine(db, opts.modelsDir ?? defaultModelsDir(), null, !!opts.readOnly)
   }
 
   /**

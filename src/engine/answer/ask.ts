@@ -29,6 +29,8 @@ export interface EngineAskOptions extends AskOptions {
 /** What answering needs of the engine: its store and its models, each loaded on first use. */
 export interface AskEngine {
   readonly db: Db
+  /** Keep no trace, thread or cached answer (a read-only engine). */
+  readonly readOnly?: boolean
   chatModel(): Promise<LoadedModel<ChatModelLike>>
   reranker(): Promise<LoadedModel<RerankerLike & { id: string }>>
   embedder(): Promise<LoadedModel<QueryEmbedder & { id: string }>>
@@ -62,7 +64,7 @@ export async function askWithEngine(engine: AskEngine, request: AskRequest, opts
     },
     chat: request.searchOnly ? null : loaded.model,
     chatProblem: loaded.problem,
-    store: new AnswerStore(engine.db),
+    store: new AnswerStore(engine.db, { readOnly: engine.readOnly }),
   }
   return runAsk(ctx, request, askOpts)
 }

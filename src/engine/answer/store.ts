@@ -27,7 +27,14 @@ export function normaliseQuestion(q: string): string {
 }
 
 export class AnswerStore {
-  constructor(private readonly db: Queryable) {}
+  /**
+   * `readOnly` (a read-only engine, e.g. the MCP server on a SELECT-only role): answers are made
+   * and cached answers are read, but nothing is written: no trace, thread or cache entry is kept.
+   */
+  constructor(
+    private readonly db: Queryable,
+    private readonly opts: { readOnly?: boolean } = {},
+  ) {}
 
   async saveTrace(t: {
     id: string
@@ -37,6 +44,7 @@ export class AnswerStore {
     ms: number
     data: AskTrace
   }): Promise<void> {
+    if (this.opts.readOnly) return
     await this.db.query(
       `INSERT INTO traces (id, thread_id, question, outcome, ms, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`,
       [t.id, t.thread_id, t.question, t.outcome, t.ms, JSON.stringify(t.data)],
@@ -63,6 +71,7 @@ export class AnswerStore {
   /** The thread to answer in: the given one (created if it does not exist yet) or a new one. */
   async ensureThread(id: string | undefined, title: string): Promise<string> {
     const threadId = id ?? randomUUID()
+    if (this.opts.readOnly) return threadId
     await this.db.query(`INSERT INTO threads (id, title) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET updated_at = now()`, [
       threadId,
       title.slice(0, 200),
@@ -124,6 +133,7 @@ export class AnswerStore {
   }
 
   async appendTurn(threadId: string, turn: { question: string; standalone: string; result: AskResult }): Promise<void> {
+    if (this.opts.readOnly) return
     const { rows } = await this.db.query<{ next: number }>(
       `SELECT coalesce(max(seq), 0)::int + 1 AS next FROM messages WHERE thread_id = $1`,
       [threadId],
@@ -184,7 +194,7 @@ export class AnswerStore {
   /** Drops cached answers made from an earlier state of any of these collections. */
   async dropStale(state: IndexState): Promise<number> {
     const cols = Object.keys(state)
-    if (cols.length === 0) return 0
+    if (cols.length === 0 || this.opts.readOnly) return 0
     const { rows } = await this.db.query<{ key: string }>(
       `DELETE FROM answer_cache a
         WHERE a.collections && $1::text[]
@@ -198,7 +208,9 @@ export class AnswerStore {
 
   async cacheGet(key: string, state: IndexState): Promise<CacheEntry | null> {
     const { rows } = await this.db.query<{ result: unknown; trace_id: string; index_state: IndexState }>(
-      `UPDATE answer_cache SET hits = hits + 1 WHERE key = $1 RETURNING result, trace_id, index_state`,
+      this.opts.readOnly
+        ? `SELECT result, trace_id, index_state FROM answer_cache WHERE key = $1`
+        : `UPDATE answer_cache SET hits = hits + 1 WHERE key = $1 RETURNING result, trace_id, index_state`,
       [key],
     )
     const r = rows[0]
@@ -209,6 +221,7 @@ export class AnswerStore {
   }
 
   async cachePut(key: string, entry: { question: string; state: IndexState; result: AskResult }): Promise<void> {
+    if (this.opts.readOnly) return
     await this.db.query(
       `INSERT INTO answer_cache (key, question, collections, index_state, result, trace_id)
        VALUES ($1, $2, $3::text[], $4::jsonb, $5::jsonb, $6)

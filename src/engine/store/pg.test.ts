@@ -90,6 +90,11 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     expect((await reader.collections()).map((c) => c.id)).toEqual(['team'])
     const hits = await reader.search(words[3]!, { mode: 'keyword', k: 5 })
     expect(hits.results.length).toBeGreaterThan(0)
+    // A question too (search-only without a chat model), keeping no trace, thread or cached answer.
+    const answer = await reader.ask({ question: `what is ${words[3]}?`, scope: { collections: ['team'], version: 'all' } })
+    expect(answer.citations.length).toBeGreaterThan(0)
+    for (const t of ['traces', 'threads', 'messages', 'answer_cache'])
+      expect(Number((await owner.db.query<{ n: string }>(`SELECT count(*) AS n FROM ${t}`)).rows[0]!.n)).toBe(0)
     // Its grants hold: an import is refused by the server, and leaves the library as it was.
     const before = await owner.collections()
     await expect(reader.ingest(await corpus(2, 9), { collection: 'other' })).rejects.toThrow(/permission denied/)

@@ -1,0 +1,94 @@
+import { execFile } from 'node:child_process'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import pg from 'pg'
+import { afterAll, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { repoRoot, tempDir } from '../../test-support/paths'
+import { freshDatabase, pgSkipReason } from '../../test-support/pg-test'
+
+/**
+ * The CLI and `docent mcp` on a team library on a real PostgreSQL server: an importer with the
+ * owner's URL, then an MCP server on a SELECT-only role (no --allow-writes), which must open,
+ * list, search and answer without trying to migrate or write, and never print a password.
+ */
+
+const run = promisify(execFile)
+const CLI = ['--import', 'tsx', path.join(repoRoot, 'src/apps/cli/main.ts')]
+const cleanups: (() => Promise<void>)[] = []
+afterAll(async () => {
+  for (const c of cleanups.splice(0)) await c()
+})
+
+describe.skipIf(pgSkipReason)('docent on a PostgreSQL server', () => {
+  it('imports with --database, then serves MCP to a read-only role', async () => {
+    const t = await tempDir('docent-cli-pg-')
+    cleanups.push(t.cleanup)
+    const docs = path.join(t.dir, 'docs')
+    const models = path.join(t.dir, 'none')
+    await mkdir(docs)
+    await writeFile(path.join(docs, 'kestrel.md'), '# Kestrel\n\nThe kestrel hovers before it stoops.\n')
+    const url = await freshDatabase()
+
+    const ingest = await run(
+      process.execPath,
+      [...CLI, 'ingest', docs, '--collection', 'birds', '--database', url, '--models', models, '--json'],
+      {
+        cwd: repoRoot,
+      },
+    )
+    expect(JSON.parse(ingest.stdout)).toMatchObject({ collection: 'birds', imported: 1 })
+    // DOCENT_DATABASE_URL works as --database does.
+    const search = await run(process.execPath, [...CLI, 'search', 'hovers', '--mode', 'keyword', '--json'], {
+      cwd: repoRoot,
+      env: { ...process.env, DOCENT_DATABASE_URL: url },
+    })
+    expect((JSON.parse(search.stdout) as { results: { path: string }[] }).results.map((r) => r.path)).toEqual(['kestrel.md'])
+
+    const role = `mcp_${Math.random().toString(36).slice(2, 8)}`
+    const password = `pw-${role}-secret`
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    try {
+      await admin.query(
+        `CREATE ROLE ${role} LOGIN PASSWORD '${password}';
+         GRANT CONNECT ON DATABASE ${new URL(url).pathname.slice(1)} TO ${role};
+         GRANT USAGE ON SCHEMA public TO ${role};
+         GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role};`,
+      )
+    } finally {
+      await admin.end()
+    }
+    const reader = new URL(url)
+    reader.username = role
+    reader.password = password
+
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...CLI, 'mcp', '--database', reader.toString(), '--models', models],
+      cwd: repoRoot,
+      stderr: 'pipe',
+    })
+    let stderr = ''
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()))
+    const client = new Client({ name: 'docent-test', version: '1.0.0' })
+    await client.connect(transport)
+    try {
+      const list = await client.callTool({ name: 'list_collections', arguments: {} })
+      expect(list.structuredContent).toMatchObject({ collections: [{ id: 'birds', documents: 1 }] })
+      const hits = await client.callTool({ name: 'search_docs', arguments: { query: 'kestrel hovers', mode: 'keyword' } })
+      expect(hits.isError).toBeFalsy()
+      expect(JSON.stringify(hits.structuredContent)).toContain('kestrel.md')
+      const answer = await client.callTool({ name: 'ask', arguments: { question: 'What does the kestrel do before it stoops?' } })
+      expect(answer.isError).toBeFalsy()
+      expect(JSON.stringify(answer.structuredContent)).toContain('kestrel.md')
+    } finally {
+      await client.close()
+    }
+    expect(stderr).toMatch(/read-only/)
+    expect(stderr).toContain(':***@')
+    expect(stderr).not.toContain(password)
+  })
+})
