@@ -171,6 +171,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       openedExternally.push((res.value as { path: string }).path)
       return { ok: true, value: null }
     })
+    // Run through tsx (as evals/screenshots/real-answer.ts is), functions are compiled with esbuild's
+    // keepNames, which wraps them in a `__name(fn, "name")` helper that does not exist in the page:
+    // the stand-in would throw before the app starts, leaving a blank page. vitest does not do that.
+    await page.addInitScript('globalThis.__name = globalThis.__name || ((fn) => fn)')
     await page.addInitScript(installDocentStandIn, { dropPaths: opts.dropPaths ?? {} })
     await page.goto(server.url)
 

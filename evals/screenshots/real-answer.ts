@@ -25,6 +25,8 @@ const { values } = parseArgs({
     version: { type: 'string', default: '2025-06-18' },
     /** The collection to import into (reuse an index built by `eval answers --data … --collection …`). */
     collection: { type: 'string', default: 'mcp-docs' },
+    /** The folder to import (the MCP docs by default). */
+    corpus: { type: 'string', default: mcpCorpus },
   },
 })
 
@@ -45,22 +47,28 @@ async function main(): Promise<void> {
   }
   const data = values.data ? path.resolve(values.data) : path.join(temp, 'index')
   const engine = await Engine.open({ dataDir: data, modelsDir: linked })
-  const report = await engine.ingest(mcpCorpus, { collection: values.collection! })
+  const report = await engine.ingest(path.resolve(values.corpus!), { collection: values.collection! })
   await engine.close()
   console.log(`imported ${report.imported + report.unchanged} documents, ${report.chunks_total} chunks`)
 
+  const t0 = Date.now()
+  const say = (what: string) => console.log(`${((Date.now() - t0) / 1000).toFixed(0).padStart(5)} s  ${what}`)
+  say('starting the app over the real engine')
   const h = await startHarness({ dataDir: data, modelsDir: linked, viewport: { width: 1360, height: 860 } })
   try {
     const { page } = h
+    say('the page loaded; waiting for the question box')
     // The engine host loads the real models first: on two busy cores that can take minutes.
     await page.getByRole('textbox', { name: 'Ask a question about your documents' }).waitFor({ timeout: 300_000 })
     await page.getByRole('combobox', { name: 'Version' }).selectOption(values.version!)
     const box = page.getByRole('textbox', { name: 'Ask a question about your documents' })
     await box.fill(values.question!)
     await box.press('Enter')
+    say('asked; waiting for the verified answer (the chat model answers on the CPU)')
     const final = await h.waitForEvent('ask.event', (e) => e.event.type === 'final', 900_000)
     if (final.event.type !== 'final') throw new Error('unreachable')
     const result = final.event.result
+    say(`final event: ${result.mode}${result.abstained ? ` (abstained: ${result.reason})` : ''}`)
     if (result.abstained || result.mode !== 'answer')
       throw new Error(`the pipeline did not answer (${result.mode}, ${result.reason}); nothing written. Try another --question.`)
     const answer = page.getByLabel('Answer', { exact: true })
@@ -94,6 +102,19 @@ async function main(): Promise<void> {
       ) + '\n',
     )
     console.log(`answer.png, trace.png and answer.json written: ${result.answer}`)
+  } catch (err) {
+    // What the page showed at that moment, for the person who runs this (never in docs/).
+    const shot = await h.screenshot('real-answer-failure', { docs: false }).catch(() => [])
+    const text = await h.page
+      .locator('body')
+      .innerText({ timeout: 5_000 })
+      .catch(() => '(no page text)')
+    throw new Error(
+      `${err instanceof Error ? err.message : String(err)}\nThe page (${shot.join(', ')}):\n${text.slice(0, 2000)}\nPage errors: ${h.pageErrors.join('\n') || 'none'}`,
+      {
+        cause: err,
+      },
+    )
   } finally {
     await h.close()
     if (!values.data) await rm(temp, { recursive: true, force: true })
