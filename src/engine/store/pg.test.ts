@@ -141,6 +141,21 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     expect(`${bad.message}\n${bad.stack}`).not.toContain(password)
   })
 
+  it('asks for TLS with sslmode=require, and refuses a server that cannot speak it', async () => {
+    // pgserver's PostgreSQL is built without SSL, so this is the refusing half: the URL's sslmode
+    // reaches the driver, which will not fall back to plain text (docs/postgres.md, TLS).
+    const url = await freshDatabase()
+    const admin = await openPostgres(url)
+    cleanups.push(() => admin.close())
+    expect((await admin.query<{ ssl: string }>('SHOW ssl')).rows[0]!.ssl).toBe('off')
+    const password = new URL(url).password
+    for (const tls of ['sslmode=require', 'uselibpqcompat=true&sslmode=require']) {
+      const refused = (await openPostgres(`${url}?${tls}`).catch((e: unknown) => e)) as Error
+      expect(refused.message, tls).toMatch(/does not support SSL/)
+      expect(`${refused.message}\n${refused.stack}`).not.toContain(password)
+    }
+  })
+
   it('migrates once when two processes open a new library at the same moment', async () => {
     const url = await freshDatabase()
     const [a, b] = await Promise.all([open(url), open(url)])
