@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openPGlite, type Db } from '../store/db'
+import type { Db } from '../store/db'
 import { migrate } from '../store/migrations'
 import { chunkId, documentId, sha256Hex } from '../store/ids'
 import { deleteCollection } from '../store/collections'
@@ -10,6 +10,7 @@ import { checkIndexConsistency } from '../store/consistency'
 import { countWords, extractExactTerms } from './exact-terms'
 import { retrieveKeyword, sameRanking, topK } from './keyword'
 import { resolveScope } from './scope'
+import { storeBackends, type StoreBackend } from '../../test-support/backends'
 
 /**
  * The keyword postings kept in memory against the SQL path they replace: the same hits in the same
@@ -101,8 +102,12 @@ describe('topK', () => {
   })
 })
 
-describe('keyword postings in memory', () => {
+for (const backend of storeBackends)
+  describe.skipIf(backend.skip)(`keyword postings in memory (${backend.name})`, () => postingsSuite(backend))
+
+function postingsSuite(backend: StoreBackend): void {
   let db: Db
+  let closeDb: () => Promise<void> = async () => undefined
   const queries: string[] = []
 
   const same = async (query: string, scope: Awaited<ReturnType<typeof resolveScope>>) => {
@@ -130,7 +135,7 @@ describe('keyword postings in memory', () => {
   }
 
   beforeAll(async () => {
-    db = await openPGlite(null)
+    ;({ db, cleanup: closeDb } = await backend.openDb())
     await migrate(db)
     await upsertCollection(db, 'alpha', '/alpha')
     await upsertCollection(db, 'beta', '/beta')
@@ -156,7 +161,7 @@ describe('keyword postings in memory', () => {
     await keywordPostingsOf(db)!.warm()
   }, 120_000)
   afterAll(async () => {
-    await db?.close()
+    await closeDb()
   })
 
   it('ranks exactly as the SQL path, in every scope', async () => {
@@ -167,7 +172,7 @@ describe('keyword postings in memory', () => {
   }, 120_000)
 
   it('searches in SQL until the postings are built, then from memory', async () => {
-    const fresh = await openPGlite(null)
+    const { db: fresh, cleanup } = await backend.openDb()
     await migrate(fresh)
     await upsertCollection(fresh, 'alpha', '/alpha')
     await writeDoc(fresh, 'alpha', 'a.md', null, makeChunks('alpha', 'a.md', 5, rng(3)))
@@ -179,7 +184,7 @@ describe('keyword postings in memory', () => {
     await p.warm()
     expect(p.ready).toBe(true)
     expect(sameRanking(await retrieveKeyword(fresh, words[0]!, scope, 10, { path: 'memory' }), first)).toBe(true)
-    await fresh.close()
+    await cleanup()
   })
 
   it('follows replaced and deleted documents, cascades and a deleted collection', async () => {
@@ -216,6 +221,17 @@ describe('keyword postings in memory', () => {
     // The sync prunes what this store's own postings have read (they catch up on a search); the
     // stale reader had not read them.
     expect(await keywordPostingsOf(db)!.current()).toBe(true)
+    if (db.kind === 'server') {
+      // On a server other processes read the tombstones too: a sync keeps the recent ones…
+      await markSynced(db, 'alpha')
+      const { rows: kept } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunk_tombstones')
+      expect(Number(kept[0]!.n)).toBeGreaterThan(0)
+      expect(await stale.current()).toBe(true)
+      // …and prunes them once they are older than SERVER_TOMBSTONE_AGE (made so here).
+      await writeDoc(db, 'alpha', 'v/doc-6.md', null, makeChunks('alpha', 'v/doc-6.md', 10, rng(6), ' pruned'))
+      expect(await keywordPostingsOf(db)!.current()).toBe(true)
+      await db.query(`UPDATE chunk_tombstones SET at = now() - interval '1 day'`)
+    }
     await markSynced(db, 'alpha')
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunk_tombstones')
     expect(Number(rows[0]!.n)).toBe(0)
@@ -238,4 +254,4 @@ describe('keyword postings in memory', () => {
     expect(p.list('zzrewrittenzz')?.n).toBe(1)
     expect(await retrieveKeyword(db, 'anything', scope, 5)).toBeDefined()
   })
-})
+}

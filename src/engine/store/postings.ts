@@ -395,8 +395,8 @@ export const SERVER_TOMBSTONE_AGE = '15 minutes'
  * After a sync: drops the tombstones every reader has applied, and records how far, so older
  * postings rebuild. Embedded, this process's postings are the only reader (one process owns a data
  * folder). On a server other processes' postings read them as well, and nothing here knows how
- * far they got: only tombstones older than SERVER_TOMBSTONE_AGE go, and postings that have not
- * looked for that long build again (ADR 0010).
+ * far they got: only tombstones older than SERVER_TOMBSTONE_AGE go (and never past what this
+ * process's postings have read), and postings that have not looked for that long build again (ADR 0010).
  */
 export async function pruneTombstones(db: Queryable): Promise<void> {
   const keep = keywordPostingsOf(db)?.needsTombstonesAfter()
@@ -406,7 +406,8 @@ export async function pruneTombstones(db: Queryable): Promise<void> {
       ? `SELECT max(id) AS max FROM chunk_tombstones WHERE at < now() - interval '${SERVER_TOMBSTONE_AGE}'`
       : 'SELECT max(id) AS max FROM chunk_tombstones',
   )
-  const through = Math.min(Number(rows[0]?.max ?? 0), server ? Infinity : (keep ?? Infinity))
+  // Never past what this process's own postings have read: they would only have to build again.
+  const through = Math.min(Number(rows[0]?.max ?? 0), keep ?? Infinity)
   if (through <= 0) return
   await db.query('DELETE FROM chunk_tombstones WHERE id <= $1', [through])
   await db.query('UPDATE chunk_tombstones_pruned SET pruned_through = greatest(pruned_through, $1)', [through])
