@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ModelRole } from './models'
 import { Scope, ScopeInfo, SearchMode, SearchResult } from './search'
 import { AskEvent, StoredTrace, Thread, ThreadSummary } from './answer'
+import { ConnectionTest, ConnectionTestInput } from './library'
 
 export { ModelRole }
 
@@ -187,6 +188,8 @@ export const InvokeMap = {
   'models.setActive': { input: z.object({ role: ModelRole, name: z.string().min(1).max(300) }), output: z.array(ModelStatus) },
   'settings.get': { input: z.object({}), output: Settings },
   'settings.set': { input: SettingsPatch, output: Settings },
+  // Checks a PostgreSQL server as the library's location would use it; reads only (src/shared/library.ts).
+  'library.testConnection': { input: ConnectionTestInput, output: ConnectionTest },
   'app.info': {
     input: z.object({}),
     output: z.object({ version: z.string(), dataDir: z.string(), modelsDir: z.string(), hardware: z.string() }),

@@ -5,6 +5,7 @@ import { appHandlers, type AppHandlers } from './app'
 import { askHandlers, type AskHandlers } from './ask'
 import { collectionsHandlers, type CollectionsHandlers } from './collections'
 import { jobsHandlers, type JobsHandlers } from './jobs'
+import { libraryHandlers, type LibraryHandlers } from './library'
 import { modelsHandlers, type ModelsHandlers } from './models'
 import { searchHandlers, type SearchHandlers } from './search'
 import { settingsHandlers, type SettingsHandlers } from './settings'
@@ -25,6 +26,7 @@ export type Handlers = CollectionsHandlers &
   SourceHandlers &
   ModelsHandlers &
   SettingsHandlers &
+  LibraryHandlers &
   AppHandlers
 
 export function createHandlers(deps: HostDeps): Handlers {
@@ -37,6 +39,7 @@ export function createHandlers(deps: HostDeps): Handlers {
     ...sourceHandlers(deps),
     ...modelsHandlers(deps),
     ...settingsHandlers(deps),
+    ...libraryHandlers(),
     ...appHandlers(deps),
   } satisfies { [K in InvokeName]: Handler<K> }
 }
