@@ -43,6 +43,8 @@ function suite(backend: StoreBackend): void {
     const engine = await Engine.open({ ...place.options, modelsDir: path.join(data.dir, 'none') })
     try {
       expect(await checkIndexConsistency(engine.db)).toEqual([])
+      // The killed import is offered for resuming (on a server: its connections are gone).
+      expect((await engine.unfinishedImports()).map((u) => [u.collection, u.state])).toEqual([['mcp', 'interrupted']])
       const resumed = await engine.ingest(corpus.dir, { collection: 'mcp' })
       expect(resumed.failed).toEqual([])
       // The kill left documents to import: it interrupted the import rather than following it.

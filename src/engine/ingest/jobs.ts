@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Queryable } from '../store/db'
+import type { Db, Queryable } from '../store/db'
 
 /**
  * The import_jobs table: one row per full import of a collection, so an import stopped by a
@@ -27,18 +27,33 @@ const KEEP_JOBS = 20
 /** Jobs running in this process: not unfinished, whatever their row says. */
 const liveJobs = new Set<string>()
 
+/** This engine's pool id on a server (import_jobs.owner; its connections' application_name starts "docent <id>"), else null. */
+function sessionOf(db: Queryable): string | null {
+  return (db as Partial<Db>).session ?? null
+}
+
+/**
+ * SQL true for a job row that an engine still connected to the server is running: on a server
+ * other processes import too, and their jobs are neither interrupted nor to be taken over.
+ */
+function runningElsewhere(db: Queryable, row: string): string {
+  return (db as Partial<Db>).kind === 'server'
+    ? `(${row}.owner IS NOT NULL AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name LIKE 'docent ' || ${row}.owner || '%'))`
+    : 'false'
+}
+
 export async function startImportJob(db: Queryable, collection: string, root: string): Promise<string> {
   const id = `job_${randomUUID()}`
   // A row still running is from a process that died; this import takes over from it.
   await db.query(
     `UPDATE import_jobs SET state = 'failed', finished_at = now(),
             error = 'interrupted: the process stopped before the import finished; resumed by ' || $2
-      WHERE collection_id = $1 AND state = 'running'`,
+      WHERE collection_id = $1 AND state = 'running' AND NOT ${runningElsewhere(db, 'import_jobs')}`,
     [collection, id],
   )
   await db.query(
-    `INSERT INTO import_jobs (id, collection_id, root, state, started_at) VALUES ($1, $2, $3, 'running', clock_timestamp())`,
-    [id, collection, root],
+    `INSERT INTO import_jobs (id, collection_id, root, state, started_at, owner) VALUES ($1, $2, $3, 'running', clock_timestamp(), $4)`,
+    [id, collection, root, sessionOf(db)],
   )
   liveJobs.add(id)
   return id
@@ -71,7 +86,7 @@ export async function finishImportJob(
 
 /**
  * Collections whose latest import did not finish: still marked running (the process died) or
- * cancelled. Jobs running in this process right now are left out.
+ * cancelled. Jobs running in this process right now, or on a server in another live engine, are left out.
  */
 export async function unfinishedImports(db: Queryable): Promise<UnfinishedImport[]> {
   const { rows } = await db.query<{
@@ -82,12 +97,14 @@ export async function unfinishedImports(db: Queryable): Promise<UnfinishedImport
     started_at: Date | string
     files_total: number | null
     files_done: number
+    elsewhere: boolean
   }>(
-    `SELECT DISTINCT ON (collection_id) id, collection_id, root, state, started_at, files_total, files_done
-       FROM import_jobs ORDER BY collection_id, started_at DESC`,
+    `SELECT DISTINCT ON (collection_id) id, collection_id, root, state, started_at, files_total, files_done,
+            ${runningElsewhere(db, 'j')} AS elsewhere
+       FROM import_jobs j ORDER BY collection_id, started_at DESC`,
   )
   return rows
-    .filter((r) => (r.state === 'running' || r.state === 'cancelled') && !liveJobs.has(r.id))
+    .filter((r) => (r.state === 'running' || r.state === 'cancelled') && !liveJobs.has(r.id) && !r.elsewhere)
     .map((r) => ({
       jobId: r.id,
       collection: r.collection_id,

@@ -21,6 +21,8 @@ export interface Db extends Queryable {
   readonly dataDir: string | null
   /** 'embedded': PGlite, one process owns it. 'server': a PostgreSQL server other processes write to as well. */
   readonly kind: 'embedded' | 'server'
+  /** Server: this pool's id, in its connections' application_name ("docent <id>"), so others can tell it is alive. */
+  readonly session?: string
 }
 
 class PGliteDb implements Db {

@@ -247,6 +247,15 @@ CREATE TRIGGER chunks_write_turn BEFORE INSERT OR UPDATE OR DELETE ON chunks
 ALTER TABLE chunk_tombstones ADD COLUMN at timestamptz NOT NULL DEFAULT now();
 `,
   },
+  {
+    version: 6,
+    name: 'import jobs name the engine running them (several processes on a server)',
+    sql: `
+-- The pool id of the engine running a job ("docent <owner>" is its connections' application_name),
+-- so a job another live process is running is not taken for an interrupted one. NULL embedded.
+ALTER TABLE import_jobs ADD COLUMN owner text;
+`,
+  },
 ]
 
 /** The advisory lock key migrations run under, so two processes opening one server never both migrate. */

@@ -206,9 +206,12 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     await postings.warm()
     let importing = true
     let searches = 0
+    const unfinishedSeen: string[] = []
     const searching = (async () => {
       while (importing) {
         await reader.search(words[(searches * 7) % words.length]!, { mode: 'keyword', k: 10 })
+        // Jobs the importers are running are theirs, not interrupted ones.
+        for (const u of await reader.unfinishedImports()) unfinishedSeen.push(`${u.collection} ${u.state}`)
         searches++
       }
     })()
@@ -222,6 +225,12 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     await searching
     expect(searches).toBeGreaterThan(0)
     for (const r of reports) expect(r.failed).toEqual([])
+    expect(unfinishedSeen).toEqual([])
+    // No importer took another's running job for an interrupted one.
+    const { rows: jobs } = await reader.db.query<{ state: string; n: string }>(
+      `SELECT state, count(*) AS n FROM import_jobs WHERE collection_id <> 'seed-docs' GROUP BY state`,
+    )
+    expect(jobs.map((j) => [j.state, Number(j.n)])).toEqual([['done', 3]])
 
     // Statistics equal a recount from the chunks table (checkIndexConsistency recounts them).
     expect(await checkIndexConsistency(reader.db)).toEqual([])

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import type { Db, Queryable } from './db'
 
@@ -59,10 +60,10 @@ export function serverError(err: unknown, url: string, prefix = ''): Error {
 export interface PgOptions {
   /** Pool size: concurrent statements this process may run (default 8). */
   max?: number
+  /** Said after the pool's id in application_name (pg_stat_activity): what this connection is for. */
+  applicationName?: string
   /** Settings for every connection (such as hnsw.ef_search), given the pgvector version; sent at connect. */
   settings?: (vectorVersion: string) => Record<string, string | number>
-  /** application_name shown in pg_stat_activity. */
-  applicationName?: string
 }
 
 class PgDb implements Db {
@@ -73,7 +74,20 @@ class PgDb implements Db {
   constructor(
     private readonly pool: pg.Pool,
     readonly url: string,
+    readonly session: string,
   ) {}
+
+  /** A pool whose connections carry `docent <session>` as application_name: other processes see this engine alive by it. */
+  static create(url: string, config: Omit<pg.PoolConfig, 'connectionString' | 'application_name'>, purpose?: string): PgDb {
+    const session = randomUUID()
+    // The server keeps 63 bytes of it: the id first, so it always fits.
+    const name = `docent ${session}${purpose ? ` ${purpose}` : ''}`.slice(0, 63)
+    const pool = new pg.Pool({ ...config, connectionString: url, application_name: name })
+    // An idle client whose connection drops emits 'error' on the pool: without a listener that is an
+    // uncaught exception. The next query gets a fresh connection.
+    pool.on('error', () => undefined)
+    return new PgDb(pool, url, session)
+  }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<{ rows: T[] }> {
     try {
@@ -172,18 +186,16 @@ export async function openPostgres(url: string, opts: PgOptions = {}): Promise<D
     await probe.end().catch(() => undefined)
   }
   const settings = Object.entries(opts.settings?.(vector) ?? {})
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: opts.max ?? 8,
-    application_name: opts.applicationName ?? 'docent',
-    connectionTimeoutMillis: 30_000,
-    // Startup options: every connection has them before its first statement.
-    ...(settings.length > 0 ? { options: settings.map(([k, v]) => `-c ${k}=${v}`).join(' ') } : {}),
-  })
-  // An idle client whose connection drops emits 'error' on the pool: without a listener that is an
-  // uncaught exception. The next query gets a fresh connection.
-  pool.on('error', () => undefined)
-  return new PgDb(pool, url)
+  return PgDb.create(
+    url,
+    {
+      max: opts.max ?? 8,
+      connectionTimeoutMillis: 30_000,
+      // Startup options: every connection has them before its first statement.
+      ...(settings.length > 0 ? { options: settings.map(([k, v]) => `-c ${k}=${v}`).join(' ') } : {}),
+    },
+    opts.applicationName,
+  )
 }
 
 export const NO_PGVECTOR =
