@@ -376,5 +376,12 @@ export const StoredTrace = z.object({
   ms: z.number(),
   created_at: z.string(),
   data: AskTrace,
+  /**
+   * Where each passage the trace names is, looked up when the trace is read (the trace itself keeps
+   * only chunk ids and scores). A passage removed since then is absent.
+   */
+  places: z
+    .array(z.object({ chunk_id: z.string(), path: z.string(), heading: z.string(), version: z.string().nullable() }))
+    .optional(),
 })
 export type StoredTrace = z.infer<typeof StoredTrace>

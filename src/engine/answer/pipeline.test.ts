@@ -363,6 +363,11 @@ describe('answer pipeline on a real engine', () => {
     const { result } = await ask('What Accept header does the client send with Streamable HTTP?', '2025-03-26', null)
     const t = await engine.trace(result.trace_id)
     expect(t).toMatchObject({ id: result.trace_id, outcome: 'search-only', thread_id: result.thread_id })
+    // Every passage the trace ranks gets its place (the trace itself keeps only ids and scores).
+    const ranked = new Set(t!.data.retrieval!.fused.map((f) => f.chunk_id))
+    expect(ranked.size).toBeGreaterThan(1)
+    expect(new Set(t!.places!.map((p) => p.chunk_id))).toEqual(ranked)
+    for (const p of t!.places!) expect(Object.keys(FILES)).toContain(p.path)
     expect(await engine.trace('no-such-trace')).toBeNull()
   })
 })

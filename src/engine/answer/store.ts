@@ -65,7 +65,27 @@ export class AnswerStore {
     const r = rows[0]
     if (!r) return null
     const data = AskTrace.safeParse(r.data)
-    return data.success ? { ...r, ms: Number(r.ms), created_at: new Date(r.created_at).toISOString(), data: data.data } : null
+    if (!data.success) return null
+    const places = await this.places(data.data)
+    return { ...r, ms: Number(r.ms), created_at: new Date(r.created_at).toISOString(), data: data.data, places }
+  }
+
+  /** The path, heading and version of every passage a trace names, so its table can say where each one is. */
+  private async places(data: AskTrace): Promise<NonNullable<StoredTrace['places']>> {
+    const ret = data.retrieval
+    const ids = new Set<string>([
+      ...(ret?.fused ?? []).map((f) => f.chunk_id),
+      ...(ret?.keyword ?? []).map((k) => k.chunk_id),
+      ...(ret?.vector ?? []).map((v) => v.chunk_id),
+      ...(ret?.reranked ?? []).map((x) => x.chunk_id),
+      ...(data.passages ?? data.result.passages),
+    ])
+    if (ids.size === 0) return []
+    const { rows } = await this.db.query<{ chunk_id: string; path: string; heading: string; version: string | null }>(
+      `SELECT id AS chunk_id, path, heading, version FROM chunks WHERE id = ANY($1::text[])`,
+      [[...ids]],
+    )
+    return rows
   }
 
   /** The thread to answer in: the given one (created if it does not exist yet) or a new one. */

@@ -86,6 +86,14 @@ export function traceRows(trace: StoredTrace): TraceRow[] {
     r.rrf ??= s.rrf
     r.reranker ??= s.reranker
   }
+  // Every other passage's place, as looked up when the trace was read.
+  for (const p of trace.places ?? []) {
+    const r = rows.get(p.chunk_id)
+    if (!r) continue
+    r.path ??= p.path
+    r.heading ??= p.heading
+    r.version ??= p.version
+  }
   for (const id of data.passages ?? data.result.passages) row(id).given = true
   const all = [...rows.values()]
   const anyRerank = all.some((r) => r.reranker != null)
