@@ -7,6 +7,9 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import type { EventName, EventPayload, Result } from '../../src/shared/api'
 import { Engine } from '../../src/engine/engine'
 import { createEngineHost, type EngineHost } from '../../src/engine/host/host'
+import { LibraryLocationStore, createLocationRelays } from '../../src/main/library-location'
+import type { LibraryLocationInfo } from '../../src/shared/library'
+import { testSecretBox } from '../../src/test-support/secret-box'
 import { installDocentStandIn } from './page-api'
 import { serveStatic, type StaticServer } from './static-server'
 
@@ -58,8 +61,15 @@ export interface RecordedEvent {
 export interface Harness {
   page: Page
   browser: Browser
-  engine: Engine
-  host: EngineHost
+  /** The engine and host the page talks to now (a saved library location replaces them). */
+  readonly engine: Engine
+  readonly host: EngineHost
+  /**
+   * Main's library location store (src/main/library-location.ts) in the harness's temp folder, over
+   * an AES stand-in for safeStorage (test-support/secret-box.ts). Saving a location from the page
+   * closes the engine and opens it on the new location, as main restarts the engine process.
+   */
+  locations: LibraryLocationStore
   url: string
   dataDir: string
   modelsDir: string
@@ -114,6 +124,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   let host: EngineHost | null = null
   let page: Page | null = null
   let push: Promise<unknown> = Promise.resolve()
+  const locations = new LibraryLocationStore(path.join(temp, 'library.json'), testSecretBox(), {})
 
   const close = async (): Promise<void> => {
     await browser?.close().catch(() => {})
@@ -124,30 +135,40 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   }
 
   try {
-    engine = await Engine.open({ dataDir, modelsDir })
-    host = createEngineHost(engine, {
-      dataDir,
-      modelsDir,
-      appVersion: 'e2e',
-      emit: (event, payload) => {
-        events.push({ event, payload })
-        for (const w of [...waiters]) {
-          if (w.event === event && w.test(payload)) {
-            waiters.delete(w)
-            w.resolve(payload)
-          }
+    const emit = (event: EventName, payload: unknown): void => {
+      events.push({ event, payload })
+      for (const w of [...waiters]) {
+        if (w.event === event && w.test(payload)) {
+          waiters.delete(w)
+          w.resolve(payload)
         }
-        // In order, one at a time; a closed page just stops listening.
-        push = push
-          .then(() =>
-            page?.evaluate(
-              ([n, p]) => (globalThis as unknown as { __docentEmit(n: string, p: unknown): number }).__docentEmit(n, p),
-              [event, payload] as const,
-            ),
-          )
-          .catch(() => {})
-      },
-    })
+      }
+      // In order, one at a time; a closed page just stops listening.
+      push = push
+        .then(() =>
+          page?.evaluate(
+            ([n, p]) => (globalThis as unknown as { __docentEmit(n: string, p: unknown): number }).__docentEmit(n, p),
+            [event, payload] as const,
+          ),
+        )
+        .catch(() => {})
+    }
+    const theModels = modelsDir
+    /** Opens the engine where the saved location says, as the engine process does with main's launch arguments. */
+    const openLibrary = async (): Promise<void> => {
+      const launch = locations.engineLaunch()
+      const database = launch.args[0] === '--database' ? launch.args[1] : undefined
+      let shown = dataDir
+      if (database) {
+        const u = new URL(database)
+        // The engine process reads PGPASSWORD; here, in the test's own process, the URL carries it.
+        if (launch.env['PGPASSWORD']) u.password = launch.env['PGPASSWORD']
+        engine = await Engine.open({ database: u.toString(), modelsDir: theModels })
+        shown = database
+      } else engine = await Engine.open({ dataDir, modelsDir: theModels })
+      host = createEngineHost(engine, { dataDir: shown, modelsDir: theModels, appVersion: 'e2e', emit })
+    }
+    await openLibrary()
     server = await serveStatic(rendererDir)
     browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS })
     const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 820 } })
@@ -161,16 +182,31 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       route.request().url().startsWith(server!.url) ? route.continue() : route.abort('blockedbyclient'),
     )
 
-    const theHost = host
-    const theEngine = engine
-    await page.exposeBinding('__docentInvoke', (_source, name: unknown, input: unknown) => theHost.dispatch(name, input))
+    await page.exposeBinding('__docentInvoke', (_source, name: unknown, input: unknown) => host!.dispatch(name, input))
     await page.exposeBinding('__docentPickFolder', async () => (opts.pickFolder ? await opts.pickFolder() : null))
     await page.exposeBinding('__docentOpenExternal', async (_source, chunkId: unknown): Promise<Result<null>> => {
-      const res = await theHost.dispatch('source.path', { chunkId })
+      const res = await host!.dispatch('source.path', { chunkId })
       if (!res.ok) return res
       openedExternally.push((res.value as { path: string }).path)
       return { ok: true, value: null }
     })
+    await page.exposeBinding('__docentLibraryLocation', async (): Promise<Result<LibraryLocationInfo>> => ({
+      ok: true,
+      value: locations.info(),
+    }))
+    // main's handler (validation, save) with the harness's restart: close this engine, open the saved location.
+    const locationRelay = createLocationRelays({
+      store: locations,
+      isTrustedSender: () => true,
+      restartEngine: async () => {
+        await host?.shutdown()
+        await engine?.close()
+        host = null
+        engine = null
+        await openLibrary()
+      },
+    })
+    await page.exposeBinding('__docentSetLibraryLocation', (_source, input: unknown) => locationRelay.set(null, input))
     // Run through tsx (as evals/screenshots/real-answer.ts is), functions are compiled with esbuild's
     // keepNames, which wraps them in a `__name(fn, "name")` helper that does not exist in the page:
     // the stand-in would throw before the app starts, leaving a blank page. vitest does not do that.
@@ -183,8 +219,15 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     return {
       page: thePage,
       browser: theBrowser,
-      engine: theEngine,
-      host: theHost,
+      get engine() {
+        if (!engine) throw new Error('the harness has no engine open (a saved location failed to open)')
+        return engine
+      },
+      get host() {
+        if (!host) throw new Error('the harness has no engine open (a saved location failed to open)')
+        return host
+      },
+      locations,
       url: server.url,
       dataDir,
       modelsDir,

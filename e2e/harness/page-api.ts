@@ -1,4 +1,5 @@
 import type { DocentApi, EventName, EventPayload, InvokeInput, InvokeName, InvokeOutput, Result } from '../../src/shared/api'
+import type { LibraryLocationInfo, SaveLibraryLocation } from '../../src/shared/library'
 
 /**
  * The browser stand-in for the preload: defines `window.docent` with the preload's exact shape,
@@ -8,6 +9,8 @@ import type { DocentApi, EventName, EventPayload, InvokeInput, InvokeName, Invok
  *   __docentInvoke(name, input)  -> dispatch(name, input) over the real engine host (Node side)
  *   __docentPickFolder()         -> the harness's pickFolder option
  *   __docentOpenExternal(id)     -> records the request after the engine resolves the path
+ *   __docentLibraryLocation()    -> main's library location store (src/main/library-location.ts)
+ *   __docentSetLibraryLocation() -> the same store's save, then the harness reopens the engine there
  *   __docentEmit(name, payload)  <- the harness pushes engine events into the page's bus
  */
 
@@ -20,6 +23,8 @@ interface PageBindings {
   __docentInvoke(name: string, input: unknown): Promise<Result<unknown>>
   __docentPickFolder(): Promise<string | null>
   __docentOpenExternal(chunkId: string): Promise<Result<null>>
+  __docentLibraryLocation(): Promise<Result<LibraryLocationInfo>>
+  __docentSetLibraryLocation(input: SaveLibraryLocation): Promise<Result<LibraryLocationInfo>>
 }
 
 export function installDocentStandIn(options: StandInOptions): void {
@@ -43,6 +48,8 @@ export function installDocentStandIn(options: StandInOptions): void {
     pathForFile: (file: File): string => options.dropPaths[file.name] ?? '',
     pickFolder: () => page.__docentPickFolder(),
     openExternal: (chunkId: string) => page.__docentOpenExternal(chunkId),
+    libraryLocation: () => page.__docentLibraryLocation(),
+    setLibraryLocation: (input: SaveLibraryLocation) => page.__docentSetLibraryLocation(input),
   } satisfies DocentApi
 
   Object.defineProperty(globalThis, '__docentEmit', {

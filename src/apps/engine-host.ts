@@ -11,7 +11,10 @@ import type { FromHost } from '../engine/host/protocol'
  * (messages over `process.parentPort`), or `child_process.fork` in tests (over `process.send`).
  * Arguments: --data <dir> --models <dir> [--app-version <v>] [--no-watch] (tests that drive imports
  * themselves: no folder watching, no automatic resume); DOCENT_DATA_DIR / DOCENT_MODELS_DIR
- * when absent, then the app's default folders. Protocol: ./protocol.ts.
+ * when absent, then the app's default folders. `--database <postgres://…>` (a URL without its
+ * password; the app's "Library location" setting) opens a library on a PostgreSQL server instead of
+ * the data folder, with the password from PGPASSWORD, which main sets in this process's environment
+ * only (never in arguments, which other users can read). Protocol: ./protocol.ts.
  */
 
 interface ParentPortLike {
@@ -50,6 +53,7 @@ const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
     data: { type: 'string' },
+    database: { type: 'string' },
     models: { type: 'string' },
     'app-version': { type: 'string' },
     'no-watch': { type: 'boolean' },
@@ -61,6 +65,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v 
 const dataDir = path.resolve(str(values['data']) ?? process.env['DOCENT_DATA_DIR'] ?? defaultDataDir())
 const modelsDir = path.resolve(str(values['models']) ?? process.env['DOCENT_MODELS_DIR'] ?? defaultModelsDir())
 const appVersion = str(values['app-version'])
+const database = str(values['database'])
 
 /**
  * Electron's `net` inside the utility process, so model downloads follow the system's proxy settings.
@@ -94,6 +99,7 @@ process.on('disconnect', () => process.exit(0))
 
 void serveEngine(port, {
   dataDir,
+  ...(database ? { database } : {}),
   modelsDir,
   ...(appVersion ? { appVersion } : {}),
   watchFolders: values['no-watch'] !== true,

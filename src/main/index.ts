@@ -1,13 +1,15 @@
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { BrowserWindow, Menu, app, dialog, ipcMain, session, shell, type IpcMainInvokeEvent } from 'electron'
-import { defaultDataDir, defaultModelsDir } from '../engine/paths'
+import { appHome, defaultDataDir, defaultModelsDir } from '../engine/paths'
 import { EngineClient } from '../engine/host/client'
 import { utilityEngineSpawner } from './engine-process'
 import { IPC_CHANNELS, createInvokeRelay, createOpenExternalRelay } from './ipc-relay'
+import { LibraryLocationStore, createLocationRelays } from './library-location'
 import { cliModeArgs } from './cli-args'
 import { runCliMode } from './cli-mode'
 import { buildMenu, pickFolder } from './menu'
+import { keychain } from './secrets'
 import { isAppRendererUrl } from './security'
 import { createMainWindow, hardenSession, hardenWebContents, type WindowConfig } from './window'
 
@@ -34,16 +36,15 @@ const config: WindowConfig = {
 }
 const dataDir = path.resolve(process.env['DOCENT_DATA_DIR'] ?? defaultDataDir())
 const modelsDir = path.resolve(process.env['DOCENT_MODELS_DIR'] ?? defaultModelsDir())
+// The "Library location" setting: this computer (dataDir) or a PostgreSQL server.
+const locations = new LibraryLocationStore(path.join(appHome(), 'library.json'), keychain)
 
 const engine = new EngineClient({
-  spawn: utilityEngineSpawner(path.join(here, 'engine-host.js'), [
-    '--data',
-    dataDir,
-    '--models',
-    modelsDir,
-    '--app-version',
-    app.getVersion(),
-  ]),
+  spawn: utilityEngineSpawner(
+    path.join(here, 'engine-host.js'),
+    ['--data', dataDir, '--models', modelsDir, '--app-version', app.getVersion()],
+    () => locations.engineLaunch(),
+  ),
   onEvent: (event, payload) => {
     for (const win of BrowserWindow.getAllWindows()) {
       if (!win.isDestroyed()) win.webContents.send(IPC_CHANNELS.event, event, payload)
@@ -60,9 +61,13 @@ const isTrustedSender = (url: string | null | undefined): boolean => isAppRender
 
 const relayInvoke = createInvokeRelay({ engine, isTrustedSender })
 const relayOpenExternal = createOpenExternalRelay({ engine, isTrustedSender, openPath: (p) => shell.openPath(p) })
+// Saving a location stops the engine process; the renderer's next request starts it on the new one.
+const relayLocation = createLocationRelays({ store: locations, isTrustedSender, restartEngine: () => engine.restart() })
 
 ipcMain.handle(IPC_CHANNELS.invoke, (event, name: unknown, input: unknown) => relayInvoke(senderUrl(event), name, input))
 ipcMain.handle(IPC_CHANNELS.openExternal, (event, chunkId: unknown) => relayOpenExternal(senderUrl(event), chunkId))
+ipcMain.handle(IPC_CHANNELS.libraryLocation, (event) => relayLocation.get(senderUrl(event)))
+ipcMain.handle(IPC_CHANNELS.setLibraryLocation, (event, input: unknown) => relayLocation.set(senderUrl(event), input))
 ipcMain.handle(IPC_CHANNELS.pickFolder, async (event) => {
   if (!isTrustedSender(senderUrl(event))) return null
   return pickFolder(BrowserWindow.fromWebContents(event.sender))

@@ -44,6 +44,8 @@ const api = {
   },
   pickFolder: () => ipcRenderer.invoke(CHANNELS.pickFolder),
   openExternal: (chunkId) => ipcRenderer.invoke(CHANNELS.openExternal, chunkId),
+  libraryLocation: () => ipcRenderer.invoke(CHANNELS.libraryLocation),
+  setLibraryLocation: (location) => ipcRenderer.invoke(CHANNELS.setLibraryLocation, location),
 } satisfies DocentApi
 
 contextBridge.exposeInMainWorld('docent', api)

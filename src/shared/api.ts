@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { ModelRole } from './models'
 import { Scope, ScopeInfo, SearchMode, SearchResult } from './search'
 import { AskEvent, StoredTrace, Thread, ThreadSummary } from './answer'
-import { ConnectionTest, ConnectionTestInput } from './library'
+import { ConnectionTest, ConnectionTestInput, type LibraryLocationInfo, type SaveLibraryLocation } from './library'
 
 export { ModelRole }
 
@@ -240,6 +240,10 @@ export interface DocentApi {
   pickFolder(): Promise<string | null>
   /** Opens a document in the system's default app, after the main process checks it is indexed. */
   openExternal(chunkId: string): Promise<Result<null>>
+  /** Where the library is (main keeps it, outside the index; never the password). */
+  libraryLocation(): Promise<Result<LibraryLocationInfo>>
+  /** Moves the library (validated in main with SaveLibraryLocation); main then restarts the engine process on it. */
+  setLibraryLocation(location: SaveLibraryLocation): Promise<Result<LibraryLocationInfo>>
 }
 
 export function isInvokeName(name: unknown): name is InvokeName {

@@ -8,4 +8,6 @@ export const IPC_CHANNELS = {
   event: 'docent:event',
   pickFolder: 'docent:pickFolder',
   openExternal: 'docent:openExternal',
+  libraryLocation: 'docent:libraryLocation',
+  setLibraryLocation: 'docent:setLibraryLocation',
 } as const

@@ -68,3 +68,35 @@ export function connectionUrl(conn: ServerConnection): string {
   u.searchParams.set('sslmode', 'require')
   return u.toString()
 }
+
+/**
+ * Where the library is, as the renderer sees it: never the password, only where it comes from
+ * (`saved`: in the OS keychain through Electron's safeStorage; `environment`: PGPASSWORD of the
+ * app's process; `none`).
+ */
+export const LibraryLocation = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('local') }),
+  z.object({
+    kind: z.literal('server'),
+    url: z.string(),
+    requireTls: z.boolean(),
+    password: z.enum(['saved', 'environment', 'none']),
+  }),
+])
+export type LibraryLocation = z.infer<typeof LibraryLocation>
+
+export const LibraryLocationInfo = z.object({
+  location: LibraryLocation,
+  /** A password can be kept in the OS keychain here; otherwise only PGPASSWORD works. */
+  canSavePassword: z.boolean(),
+  /** PGPASSWORD is set in the app's environment. */
+  environmentPassword: z.boolean(),
+})
+export type LibraryLocationInfo = z.infer<typeof LibraryLocationInfo>
+
+/** A new location. Without `password` a server keeps the saved one (same host, port and user only). */
+export const SaveLibraryLocation = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('local') }),
+  ServerConnection.extend({ kind: z.literal('server'), password: z.string().min(1).max(1000).optional() }),
+])
+export type SaveLibraryLocation = z.infer<typeof SaveLibraryLocation>

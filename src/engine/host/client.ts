@@ -137,6 +137,18 @@ export class EngineClient {
   /** Asks the engine to close its database and exit; kills it after `graceMs`. No restart afterwards. */
   async dispose(graceMs = 5_000): Promise<void> {
     this.disposed = true
+    await this.stopProcess(graceMs)
+  }
+
+  /**
+   * Stops the engine process as dispose() does, but the client stays usable: the next request
+   * starts a new process, from what `spawn` gives then (the app's library moved to another location).
+   */
+  async restart(graceMs = 5_000): Promise<void> {
+    await this.stopProcess(graceMs)
+  }
+
+  private async stopProcess(graceMs: number): Promise<void> {
     const gen = this.gen
     if (!gen?.proc || gen.dead) return
     try {

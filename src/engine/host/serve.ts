@@ -1,5 +1,6 @@
 import type { DownloadFetch } from '../models/install'
 import { librarySpawner } from './library'
+import { serverSpawner } from './server-library'
 import { parseFromHost, parseToHost, type FromHost } from './protocol'
 
 /**
@@ -19,6 +20,11 @@ export interface HostPort {
 
 export interface ServeOptions {
   dataDir: string
+  /**
+   * A PostgreSQL server's URL instead of the data folder (the app's "Library location" setting):
+   * this process connects to it itself, with the password from PGPASSWORD of its environment.
+   */
+  database?: string
   modelsDir: string
   appVersion?: string
   /** Watch collections' folders and resume interrupted imports (the app); default true. */
@@ -31,15 +37,23 @@ export interface ServeOptions {
 
 export async function serveEngine(port: HostPort, opts: ServeOptions): Promise<void> {
   let shutdownAsked = false
-  const spawn = librarySpawner({
-    dataDir: opts.dataDir,
-    modelsDir: opts.modelsDir,
-    role: 'app',
-    ...(opts.appVersion ? { appVersion: opts.appVersion } : {}),
-    watchFolders: opts.watchFolders ?? true,
-    ...(opts.downloadFetch ? { downloadFetch: opts.downloadFetch } : {}),
-    log: (m) => console.error(`[engine-host] ${m}`),
-  })
+  const log = (m: string): void => console.error(`[engine-host] ${m}`)
+  const spawn = opts.database
+    ? serverSpawner({
+        database: opts.database,
+        modelsDir: opts.modelsDir,
+        ...(opts.appVersion ? { appVersion: opts.appVersion } : {}),
+        log,
+      })
+    : librarySpawner({
+        dataDir: opts.dataDir,
+        modelsDir: opts.modelsDir,
+        role: 'app',
+        ...(opts.appVersion ? { appVersion: opts.appVersion } : {}),
+        watchFolders: opts.watchFolders ?? true,
+        ...(opts.downloadFetch ? { downloadFetch: opts.downloadFetch } : {}),
+        log,
+      })
   const library = spawn({
     onMessage: (raw) => {
       // Checked again here: when attached, this is what another process sent over its socket.

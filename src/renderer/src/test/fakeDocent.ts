@@ -1,5 +1,6 @@
 import type { DocentApi, EventName, EventPayload, InvokeInput, InvokeName, InvokeOutput, Result } from '../../../shared/api'
 import type { AskResult } from '../../../shared/answer'
+import type { LibraryLocationInfo, SaveLibraryLocation } from '../../../shared/library'
 
 /**
  * A fake `window.docent` for component tests: every method of DocentApi, with invoke answered by
@@ -28,6 +29,11 @@ export interface FakeDocent extends DocentApi {
   dropPaths: Record<string, string>
   opened: string[]
   pickFolderAnswer: string | null
+  /** What libraryLocation() answers; setLibraryLocation() records its input in `savedLocations` and updates it. */
+  location: LibraryLocationInfo
+  savedLocations: SaveLibraryLocation[]
+  /** When set, setLibraryLocation() fails with this message (main's refusal). */
+  saveLocationError: string | null
 }
 
 const defaults: Handlers = {
@@ -88,6 +94,9 @@ export function createFakeDocent(handlers: Handlers = {}): FakeDocent {
     dropPaths: {},
     opened: [],
     pickFolderAnswer: null,
+    location: { location: { kind: 'local' }, canSavePassword: true, environmentPassword: false },
+    savedLocations: [],
+    saveLocationError: null,
     callsTo<K extends InvokeName>(name: K) {
       return fake.calls.filter((c) => c.name === name).map((c) => c.input as InvokeInput<K>)
     },
@@ -124,6 +133,19 @@ export function createFakeDocent(handlers: Handlers = {}): FakeDocent {
     openExternal: async (chunkId: string) => {
       fake.opened.push(chunkId)
       return { ok: true, value: null }
+    },
+    libraryLocation: async () => ({ ok: true, value: fake.location }),
+    setLibraryLocation: async (input: SaveLibraryLocation) => {
+      fake.savedLocations.push(input)
+      if (fake.saveLocationError) return { ok: false, error: { message: fake.saveLocationError, code: 'failed' } }
+      fake.location = {
+        ...fake.location,
+        location:
+          input.kind === 'local'
+            ? { kind: 'local' }
+            : { kind: 'server', url: input.url, requireTls: input.requireTls, password: input.password ? 'saved' : 'none' },
+      }
+      return { ok: true, value: fake.location }
     },
   }
   return fake
