@@ -4,6 +4,7 @@ import { formatBytes, formatDuration, formatRate } from '../lib/format'
 import { roleLabel, rolePurpose, statusFor, useModels, type ModelRole } from '../stores/models'
 import { ProgressBar } from './Common'
 import { AlertIcon, CheckIcon, DownloadIcon, FolderIcon } from './Icons'
+import { LibraryLocation } from './LibraryLocation'
 
 const ROLES: ModelRole[] = ['llm', 'embedding', 'reranker']
 
@@ -59,6 +60,8 @@ export function ModelsSettings() {
               />
             </div>
           </section>
+
+          <LibraryLocation />
 
           <section className="settings-group" aria-labelledby="hw-title">
             <h2 id="hw-title">This computer</h2>
