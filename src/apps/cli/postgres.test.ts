@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { repoRoot, tempDir } from '../../test-support/paths'
 import { freshDatabase, pgSkipReason } from '../../test-support/pg-test'
+import { Engine } from '../../engine/engine'
 
 /**
  * The CLI and `docent mcp` on a team library on a real PostgreSQL server: an importer with the
@@ -90,5 +91,47 @@ describe.skipIf(pgSkipReason)('docent on a PostgreSQL server', () => {
     expect(stderr).toMatch(/read-only/)
     expect(stderr).toContain(':***@')
     expect(stderr).not.toContain(password)
+  })
+
+  it('docent watch --database keeps a collection on the server in step with its folder', async () => {
+    const t = await tempDir('docent-watch-pg-')
+    cleanups.push(t.cleanup)
+    const docs = path.join(t.dir, 'docs')
+    const models = path.join(t.dir, 'none')
+    await mkdir(docs)
+    await writeFile(path.join(docs, 'kestrel.md'), '# Kestrel\n\nThe kestrel hovers before it stoops.\n')
+    const url = await freshDatabase()
+    await run(process.execPath, [...CLI, 'ingest', docs, '--collection', 'birds', '--database', url, '--models', models], {
+      cwd: repoRoot,
+    })
+    const child = spawn(process.execPath, [...CLI, 'watch', '--database', url, '--models', models], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    const seen = (re: RegExp) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => (re.test(out) ? resolve() : undefined)
+        child.stdout.on('data', (d: Buffer) => ((out += d.toString()), check()))
+        child.stderr.on('data', (d: Buffer) => ((out += d.toString()), check()))
+        child.once('exit', (code) => reject(new Error(`docent watch exited (${code}): ${out}`)))
+        check()
+      })
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    try {
+      await seen(/Watching "birds"/)
+      await writeFile(path.join(docs, 'falcon.md'), '# Falcon\n\nThe falcon stoops at great speed.\n')
+      await seen(/1 added/)
+    } finally {
+      child.kill('SIGTERM')
+    }
+    expect(await exited).toBe(0)
+    const engine = await Engine.open({ database: url, modelsDir: models })
+    try {
+      const hits = await engine.search('falcon stoops', { mode: 'keyword', k: 3 })
+      expect(hits.results.map((h) => h.path)).toContain('falcon.md')
+    } finally {
+      await engine.close()
+    }
   })
 })

@@ -2,6 +2,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
+import { importFolder } from './importer'
 import { tempDir } from '../../test-support/paths'
 import { storeBackends, type StoreBackend } from '../../test-support/backends'
 
@@ -114,6 +115,21 @@ function suite(backend: StoreBackend): void {
        WHERE real.df IS DISTINCT FROM kept.df`,
     )
     expect(drift[0]!.n).toBe(0)
+  })
+
+  it('prunes nothing when a sync is cancelled before its walk reached the files', async () => {
+    const before = await engine.collections()
+    // As docent watch does on Ctrl-C during a path-limited sync: the walk stops, having seen nothing.
+    const r = await importFolder(engine.db, root, {
+      collection: 'manual',
+      embedder: null,
+      tokenCounter: await engine.tokenCounter(),
+      onlyPaths: ['a/renamed.md'],
+      signal: AbortSignal.abort(),
+    })
+    expect(r).toMatchObject({ cancelled: true, pruned: 0 })
+    expect(await chunksOf('a/renamed.md')).toHaveLength(1)
+    expect(await engine.collections()).toEqual(before)
   })
 
   it('survives a restart: the store reopens with the same content', async () => {

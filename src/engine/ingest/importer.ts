@@ -270,6 +270,8 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
     cancelled = true
   }
 
+  // A walk stopped by the signal lists only part of the folder: what it did not reach is not gone.
+  if (signal?.aborted) cancelled = true
   let pruned = 0
   if (!cancelled) {
     // Pending documents not yet written when cancelled are simply not imported: each written
