@@ -64,7 +64,7 @@ describe('Electron app', () => {
       process: typeof (globalThis as unknown as InPage).process,
     }))
     expect(surface).toEqual({
-      api: ['invoke', 'on', 'openExternal', 'pathForFile', 'pickFolder'],
+      api: ['invoke', 'libraryLocation', 'on', 'openExternal', 'pathForFile', 'pickFolder', 'setLibraryLocation'],
       node: 'undefined',
       process: 'undefined',
     })

@@ -47,7 +47,11 @@ describe('browser e2e harness', () => {
       const d = (globalThis as unknown as InPage).docent as unknown as Record<string, unknown>
       return { keys: Object.keys(d).sort(), frozen: Object.isFrozen(d), replaced: Reflect.set(globalThis, 'docent', {}) }
     })
-    expect(shape).toEqual({ keys: ['invoke', 'on', 'openExternal', 'pathForFile', 'pickFolder'], frozen: true, replaced: false })
+    expect(shape).toEqual({
+      keys: ['invoke', 'libraryLocation', 'on', 'openExternal', 'pathForFile', 'pickFolder', 'setLibraryLocation'],
+      frozen: true,
+      replaced: false,
+    })
   })
 
   it('runs the page under the app CSP: inline scripts do not run', async () => {
