@@ -121,6 +121,22 @@ describe('Settings > Library location', () => {
     expect(docent.savedLocations.at(-1)).toEqual({ kind: 'local' })
   })
 
+  it('says so when the saved server cannot be opened, and how to go back', async () => {
+    const { docent, section } = await openSettings()
+    await userEvent.click(section.getByRole('radio', { name: 'PostgreSQL server' }))
+    await userEvent.type(section.getByLabelText(/Server URL/), 'postgres://docent@db.example/docs')
+    // What the engine process answers when it cannot open the new location (host/server-library.ts).
+    docent.handlers['app.info'] = () => {
+      throw new Error('The library at postgres://docent@db.example/docs could not be opened: could not connect: ECONNREFUSED.')
+    }
+    await userEvent.click(section.getByRole('button', { name: 'Save and reopen the library' }))
+    const alert = await section.findByRole('alert')
+    expect(alert.textContent).toMatch(
+      /^ ?Saved, but the library at postgres:\/\/docent@db\.example\/docs could not be opened: .*ECONNREFUSED\. .*choose This computer to go back\.$/,
+    )
+    expect(docent.savedLocations).toEqual([{ kind: 'server', url: 'postgres://docent@db.example/docs', requireTls: false }])
+  })
+
   it('without a keychain, says to use PGPASSWORD, and shows main’s refusal to keep a password', async () => {
     const { section } = await openSettings((d) => {
       d.location = { location: { kind: 'local' }, canSavePassword: false, environmentPassword: false }

@@ -95,8 +95,20 @@ export function LibraryLocation() {
     }
     setPassword('')
     show(res.value)
-    setStatus({ kind: 'saved', where: res.value.location.kind === 'server' ? res.value.location.url : 'this computer' })
-    // The engine was restarted on the new location: everything on screen comes from there now.
+    const where = res.value.location.kind === 'server' ? res.value.location.url : 'this computer'
+    // The engine process was stopped; this first request opens the library at the new location.
+    const opened = await docent()
+      .invoke('app.info', {})
+      .catch((err: unknown) => ({ ok: false as const, error: { message: errorMessage(err) } }))
+    if (!opened.ok) {
+      setStatus({
+        kind: 'error',
+        message: `Saved, but the library at ${where} could not be opened: ${opened.error.message} Test the connection, or choose This computer to go back.`,
+      })
+      return
+    }
+    setStatus({ kind: 'saved', where })
+    // Everything on screen comes from the new location now.
     await loadInitialState()
   }
 
