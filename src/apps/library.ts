@@ -86,6 +86,8 @@ export class Library {
   /** Whether the current connection got `ready`, and whether the last one to end had: only then is a request worth sending again. */
   private ready = false
   private lostAfterReady = false
+  /** Set by close(): the connection ending then is ours, not news for the person. */
+  private closing = false
   private lostWaiters: (() => void)[] = []
 
   constructor(opts: OpenLibraryOptions) {
@@ -109,7 +111,7 @@ export class Library {
           listeners.onMessage(m)
         },
         onExit: (detail) => {
-          if (this.ready) log(`${detail}; the next request opens the library again`)
+          if (this.ready && !this.closing) log(`${detail}; the next request opens the library again`)
           this.generation++
           this.lostAfterReady = this.ready
           this.ready = false
@@ -288,6 +290,7 @@ export class Library {
    * still running (nothing of theirs is lost), then closes the database and releases the folder.
    */
   async close(): Promise<void> {
+    this.closing = true
     await this.client.dispose(24 * 3600_000)
   }
 }

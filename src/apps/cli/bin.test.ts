@@ -38,10 +38,24 @@ describe('the built CLI (out/main/docent-cli.js)', () => {
   })
 
   it('runs CLI commands under Node', async () => {
-    const ingest = await run(process.execPath, [BUILT, 'ingest', docs, '--collection', 'birds', '--data', data, '--models', models, '--json'])
+    const ingest = await run(process.execPath, [
+      BUILT,
+      'ingest',
+      docs,
+      '--collection',
+      'birds',
+      '--data',
+      data,
+      '--models',
+      models,
+      '--json',
+    ])
     expect(JSON.parse(ingest.stdout)).toMatchObject({ collection: 'birds', imported: 1 })
     const search = await run(process.execPath, [BUILT, 'search', 'hovers', '--mode', 'keyword', '--data', data, '--json'])
     expect((JSON.parse(search.stdout) as { results: { path: string }[] }).results.map((r) => r.path)).toEqual(['kestrel.md'])
+    // A command that ends closes its own library: that is not news for the person (it used to say
+    // "closed; the next request opens the library again" after every command).
+    expect(search.stderr).not.toMatch(/closed|opens the library again/)
   })
 
   it('serves MCP on stdio', async () => {
