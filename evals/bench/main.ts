@@ -9,7 +9,11 @@ import { printMachine, writeReport } from './machine'
  * same run, and writes JSON under evals/reports/. Suites: import, query, compare, models,
  * responsiveness (default: all), and real (the real models from `npm run models:dev`; not in the
  * default set: --models DIR, default $DOCENT_REAL_MODELS or .models; --questions N, --answers N), and mcp
- * (start-up time and idle memory of `docent mcp`, after `npm run build`; not in the default set: --runs N).
+ * (start-up time and idle memory of `docent mcp`, after `npm run build`; not in the default set: --runs N),
+ * and server (a PostgreSQL server beside PGlite: parallel importers, concurrent searchers, HNSW and
+ * sizes; not in the default set: --database URL or $DOCENT_BENCH_DATABASE_URL, else it starts one
+ * from .pg; --chunks N, default 10000; --import-chunks N a importer, default 1000; --importers 1,2,4;
+ * --clients 8; --queries 200).
  * Benchmarks are never timed assertions in tests.
  *
  * Options: --docs N (synthetic import corpus, default 10000), --tiers 10000,100000, --queries 200;
@@ -58,6 +62,18 @@ async function main(): Promise<void> {
         })
         break
       }
+      case 'server': {
+        const { benchServer } = await import('./server')
+        result = await benchServer({
+          database: opt('database', process.env['DOCENT_BENCH_DATABASE_URL'] ?? '') || null,
+          chunks: Number(opt('chunks', '10000')),
+          queries: Number(opt('queries', '200')),
+          importChunks: Number(opt('import-chunks', '1000')),
+          importers: opt('importers', '1,2,4').split(',').map(Number),
+          clients: Number(opt('clients', '8')),
+        })
+        break
+      }
       case 'mcp': {
         const { benchMcp } = await import('./mcp')
         result = await benchMcp({ runs: Number(opt('runs', '5')) })
@@ -69,7 +85,7 @@ async function main(): Promise<void> {
         break
       }
       default:
-        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real, mcp`)
+        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real, mcp, server`)
     }
     const file = await writeReport(suite, result)
     process.stdout.write(`(written to ${file})\n\n`)

@@ -1,18 +1,15 @@
 import path from 'node:path'
 import { Engine } from '../../src/engine/engine'
 import { tempDir } from '../../src/test-support/paths'
-import { chunkId, documentId, sha256Hex } from '../../src/engine/store/ids'
-import { markSynced, replaceDocument, upsertCollection, type ChunkRow } from '../../src/engine/store/writer'
 import { ensureVectorIndex, HNSW_SETTINGS, toVectorLiteral } from '../../src/engine/store/vector-index'
 import { keywordPostingsOf } from '../../src/engine/store/postings'
 import { resolveScope } from '../../src/engine/retrieve/scope'
 import { retrieveKeyword, sameRanking } from '../../src/engine/retrieve/keyword'
 import { retrieveVector } from '../../src/engine/retrieve/vector'
 import { fuseRanks } from '../../src/engine/retrieve/fuse'
-import { countWords, extractExactTerms } from '../../src/engine/retrieve/exact-terms'
 import { bm25sAnchor, fts5Anchor, type Anchor } from './anchors'
 import { dirSizeMb, pct, printTable, r1, r3 } from './machine'
-import { clusteredVectors, normalise, rng, sentence, vocabulary, zipfSampler } from './synthetic'
+import { chunkIdOf, chunkSet, DIMS, K, makeQueries, MODEL, writeChunkSet } from './corpus'
 
 /**
  * Query latency at 10k and 100k chunks (and larger tiers, keyword only) of synthetic text and
@@ -23,10 +20,6 @@ import { clusteredVectors, normalise, rng, sentence, vocabulary, zipfSampler } f
  * and queries: SQLite FTS5 bm25() and bm25s (anchors.ts). Vector baselines: an exact brute-force
  * scan in JavaScript and an exact scan in SQL (no index), for HNSW recall@10.
  */
-const DIMS = 384
-const MODEL = 'bench/clustered-random@384'
-const CHUNKS_PER_DOC = 10
-const K = 50
 
 export interface QueryBenchOptions {
   tiers: number[]
@@ -90,45 +83,10 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
   const withSql = total <= opts.sqlMax
   const data = await tempDir('docent-bench-query-')
   const engine = await Engine.open({ dataDir: path.join(data.dir, 'db'), modelsDir: path.join(data.dir, 'none') })
-  const r = rng(total)
-  const words = vocabulary(30_000, 11)
-  const sample = zipfSampler(words.length, r)
-  const vectors = withVectors ? clusteredVectors(total, DIMS, Math.max(50, Math.round(total / 500)), 13) : null
-  const texts: string[] = []
+  const set = chunkSet(total, { vectors: withVectors })
+  const { texts, vectors } = set
   const t0 = performance.now()
-  await upsertCollection(engine.db, 'bench', '/bench')
-  const versions = ['1.0', '2.0', null]
-  for (let d = 0; d < total / CHUNKS_PER_DOC; d++) {
-    const rel = `part-${Math.floor(d / 100)}/doc-${d}.md`
-    const chunks: ChunkRow[] = []
-    for (let c = 0; c < CHUNKS_PER_DOC; c++) {
-      const i = d * CHUNKS_PER_DOC + c
-      const text = Array.from({ length: 8 }, () => sentence(words, sample, 14)).join(' ')
-      texts.push(text)
-      const heading = `Doc ${d} > Section ${c}`
-      chunks.push({
-        id: chunkId('bench', rel, [heading], 0),
-        ordinal: 0,
-        heading,
-        pageStart: null,
-        pageEnd: null,
-        text,
-        embedHash: sha256Hex(text),
-        tokenCount: 150,
-        lexLen: countWords(text),
-        exactTerms: extractExactTerms(text),
-        embedding: vectors ? vectors[i]! : null,
-        embeddingModel: vectors ? MODEL : null,
-      })
-    }
-    const doc = { id: documentId('bench', rel), collectionId: 'bench', path: rel, size: 0, mtimeMs: 0 }
-    await replaceDocument(
-      engine.db,
-      { ...doc, sha256: sha256Hex(rel), version: versions[d % 3]!, kind: null, title: null, pageCount: null, chunker: 'bench' },
-      chunks,
-    )
-  }
-  await markSynced(engine.db, 'bench')
+  await writeChunkSet(engine.db, 'bench', set)
   const loadMs = performance.now() - t0
   const t1 = performance.now()
   if (vectors) await ensureVectorIndex(engine.db, MODEL, DIMS)
@@ -145,17 +103,7 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
   const pstats = postings.stats()
 
   const scope = await resolveScope(engine.db, { collections: ['bench'], version: 'all' })
-  const qr = rng(99)
-  const queries: { text: string; vector: Float32Array | null }[] = []
-  for (let q = 0; q < opts.queries; q++) {
-    // A question made of 3 to 8 words of one chunk, and a vector near that chunk's.
-    const target = Math.floor(qr() * total)
-    const tw = texts[target]!.replace(/\./g, '').split(' ')
-    const len = 3 + Math.floor(qr() * 6)
-    const text = Array.from({ length: len }, () => tw[Math.floor(qr() * tw.length)]).join(' ')
-    const vector = vectors ? normalise(Float32Array.from(vectors[target]!, (x) => x + (qr() - 0.5) * 0.05)) : null
-    queries.push({ text, vector })
-  }
+  const queries = makeQueries(set, opts.queries)
 
   const kw: number[] = []
   const kwSql: number[] = []
@@ -196,7 +144,7 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
       toVectorLiteral(q.vector),
     ])
     exactSql.push(performance.now() - s)
-    const exactIds = new Set(exact.map((i) => chunkIdOf(i)))
+    const exactIds = new Set(exact.map((i) => chunkIdOf('bench', i)))
     recallSum += v.slice(0, 10).filter((h) => exactIds.has(h.chunk_id)).length / 10
     recallSqlSum += rows.filter((row) => exactIds.has(row.id)).length / 10
   }
@@ -288,12 +236,6 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
       anchors: { sqlite_fts5: anchor(fts5), bm25s: anchor(bm25s) },
       anchor_errors: anchorErrors,
     },
-  }
-
-  function chunkIdOf(i: number): string {
-    const d = Math.floor(i / CHUNKS_PER_DOC)
-    const c = i % CHUNKS_PER_DOC
-    return chunkId('bench', `part-${Math.floor(d / 100)}/doc-${d}.md`, [`Doc ${d} > Section ${c}`], 0)
   }
 }
 
