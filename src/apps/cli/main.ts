@@ -34,7 +34,7 @@ const USAGE = `Usage:
   docent collections [--data <dir> | --database <url>] [--json]
   docent watch [--collection <name>...] [--data <dir> | --database <url>] [--models <dir>]
   docent mcp [--data <dir> | --database <url>] [--models <dir>] [--allow-writes]
-  docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--rerank] [--data <dir>] [--json <out.json>]
+  docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--rerank] [--data <dir> | --database <url>] [--json <out.json>]
   docent eval answers --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
   docent eval compare --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
 
@@ -57,9 +57,12 @@ function progressBar(p: ImportProgress): string {
   return `\r[${bar}] ${p.filesDone}/${p.filesTotal} files, ${p.chunksWritten} chunks${eta}${file}`.padEnd(110)
 }
 
-async function withEngine<T>(values: { data?: string; models?: string }, fn: (e: Engine) => Promise<T>): Promise<T> {
+async function withEngine<T>(
+  values: { data?: string; database?: string; models?: string },
+  fn: (e: Engine) => Promise<T>,
+): Promise<T> {
   const engine = await Engine.open({
-    ...(values.data ? { dataDir: path.resolve(values.data) } : {}),
+    ...(values.database ? { database: values.database } : values.data ? { dataDir: path.resolve(values.data) } : {}),
     ...(values.models ? { modelsDir: path.resolve(values.models) } : {}),
   })
   try {
@@ -236,6 +239,8 @@ async function cmdEval(argv: string[]): Promise<void> {
       mode: { type: 'string' },
       rerank: { type: 'boolean' },
       data: { type: 'string' },
+      /** A PostgreSQL server instead of a throw-away folder (the same eval on both backends). */
+      database: { type: 'string' },
       models: { type: 'string' },
       json: { type: 'string' },
       collection: { type: 'string' },
@@ -247,9 +252,9 @@ async function cmdEval(argv: string[]): Promise<void> {
   const questions = await loadQuestions(qfile)
   const mode = parseMode(values.mode, 'hybrid')
   // Without --data the corpus is imported into a throw-away database, leaving the person's index alone.
-  const tmp = values.data ? null : await mkdtemp(path.join(os.tmpdir(), 'docent-eval-'))
+  const tmp = values.data || values.database ? null : await mkdtemp(path.join(os.tmpdir(), 'docent-eval-'))
   try {
-    const report = await withEngine({ ...values, data: values.data ?? tmp! }, async (e) => {
+    const report = await withEngine({ ...values, data: values.data ?? tmp ?? undefined }, async (e) => {
       const collection = values.collection ?? 'eval-' + path.basename(path.resolve(corpus))
       const ingest = await e.ingest(corpus, { collection })
       const r = await evalRetrieval(e, questions, { collection: ingest.collection, mode, rerank: !!values.rerank })
