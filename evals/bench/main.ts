@@ -12,7 +12,7 @@ import { printMachine, writeReport } from './machine'
  * (start-up time and idle memory of `docent mcp`, after `npm run build`; not in the default set: --runs N),
  * and server (a PostgreSQL server beside PGlite: parallel importers, concurrent searchers, HNSW and
  * sizes; not in the default set: --database URL or $DOCENT_BENCH_DATABASE_URL, else it starts one
- * from .pg; --chunks N, default 10000; --import-chunks N a importer, default 1000; --importers 1,2,4;
+ * from .pg; --chunks N, default 10000; --import-chunks N an importer, default 5000, 0 to skip the import table; --importers 1,2,4;
  * --clients 8; --queries 200).
  * Benchmarks are never timed assertions in tests.
  *
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
           database: opt('database', process.env['DOCENT_BENCH_DATABASE_URL'] ?? '') || null,
           chunks: Number(opt('chunks', '10000')),
           queries: Number(opt('queries', '200')),
-          importChunks: Number(opt('import-chunks', '1000')),
+          importChunks: Number(opt('import-chunks', '5000')),
           importers: opt('importers', '1,2,4').split(',').map(Number),
           clients: Number(opt('clients', '8')),
         })

@@ -65,7 +65,7 @@ export async function benchServer(opts: ServerBenchOptions): Promise<Record<stri
     return { name: db, url: u.toString() }
   }
   try {
-    const imports = await importPhase(opts, scratch.dir, freshDb, admin)
+    const imports = opts.importChunks > 0 ? await importPhase(opts, scratch.dir, freshDb, admin) : null
     const query = await queryPhase(opts, scratch.dir, (await freshDb('query')).url)
     return { server_bench: { options: opts, import: imports, ...query } }
   } finally {
@@ -108,12 +108,41 @@ function worker(cfg: WorkerConfig) {
   }
 }
 
-async function parallelImport(cfgs: WorkerConfig[]) {
+/** Samples the server's backends of `db`: how many of `importers` wait for an advisory lock (the write turns of ADR 0010). */
+function waitSampler(admin: pg.Client | null, db: string, importers: number) {
+  let samples = 0
+  let waiting = 0
+  let busy = false
+  const t = setInterval(() => {
+    if (!admin || busy) return
+    busy = true
+    admin
+      .query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_stat_activity
+          WHERE datname = $1 AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+        [db],
+      )
+      .then(({ rows }) => {
+        samples++
+        waiting += Number(rows[0]!.n)
+      })
+      .catch(() => undefined)
+      .finally(() => (busy = false))
+  }, 100)
+  return () => {
+    clearInterval(t)
+    return admin && samples ? Math.round((100 * waiting) / (samples * importers)) : null
+  }
+}
+
+async function parallelImport(cfgs: WorkerConfig[], admin: pg.Client | null = null, db = '') {
   const ws = cfgs.map(worker)
   await Promise.all(ws.map((w) => w.next()))
   const loadAtStart = load()
+  const sampler = waitSampler(admin, db, cfgs.length)
   for (const w of ws) w.send('go')
   const results = await Promise.all(ws.map((w) => w.next<{ start: number; end: number; chunks: number }>()))
+  const waitShare = sampler()
   await Promise.all(ws.map((w) => w.exited))
   const start = Math.min(...results.map((r) => r.start))
   const end = Math.max(...results.map((r) => r.end))
@@ -124,6 +153,7 @@ async function parallelImport(cfgs: WorkerConfig[]) {
     seconds: r1((end - start) / 1000),
     chunks_per_s: r1(chunks / ((end - start) / 1000)),
     per_importer: perImporter,
+    write_turn_wait_pct: waitShare,
     load_1m: loadAtStart,
   }
 }
@@ -152,6 +182,8 @@ async function importPhase(
         chunks: n,
         seed: k + 1,
       })),
+      admin,
+      db.name,
     )
     rows.push({ store: 'server', importers, ...r })
     await admin.query(`DROP DATABASE IF EXISTS ${db.name} WITH (FORCE)`)
@@ -177,6 +209,7 @@ async function importPhase(
       r['chunks_per_s'] as number,
       (r['per_importer'] as number[]).join(' / '),
       base ? `${r1((r['chunks_per_s'] as number) / base)}×` : 'n/a',
+      r['write_turn_wait_pct'] == null ? 'n/a' : `${r['write_turn_wait_pct'] as number}%`,
       r['load_1m'] as number,
     ]),
   )
