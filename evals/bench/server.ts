@@ -199,6 +199,7 @@ async function importPhase(
       'chunks/s total',
       'chunks/s per importer',
       'vs server 1 importer',
+      'importers waiting for the write turn (sampled)',
       'load at start',
     ],
     rows.map((r) => [
