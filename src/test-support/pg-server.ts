@@ -135,7 +135,19 @@ export async function startPostgres(
     run(
       installDir,
       'initdb',
-      ['-D', dataDir, '-U', SUPERUSER, `--pwfile=${pwFile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8'],
+      [
+        '-D',
+        dataDir,
+        '-U',
+        SUPERUSER,
+        `--pwfile=${pwFile}`,
+        '--auth-local=trust',
+        '--auth-host=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--lc-collate=C',
+        '--lc-ctype=C.UTF-8',
+      ],
       user,
     )
     chmodSync(pwFile, 0o600)

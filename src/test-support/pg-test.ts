@@ -63,11 +63,18 @@ export async function adminQuery(sql: string, params: unknown[] = []): Promise<p
   }
 }
 
+/**
+ * What every test database is created with, explicitly, so that a given server initialised with
+ * LC_CTYPE C still gives tests a database the engine accepts (pg.ts refuses one whose text search
+ * would glue words to non-ASCII punctuation).
+ */
+export const UTF8_DATABASE = `TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'`
+
 /** A new empty database on the test server, for one test: its URL. Dropped when the file's tests end. */
 export async function freshDatabase(): Promise<string> {
   const url = await serverUrl()
   const name = `docent_t_${randomBytes(6).toString('hex')}`
-  await adminQuery(`CREATE DATABASE ${name}`)
+  await adminQuery(`CREATE DATABASE ${name} ${UTF8_DATABASE}`)
   created.push(name)
   return withDatabase(url, name)
 }

@@ -11,7 +11,7 @@ import { KeywordPostings, keywordPostingsOf } from './postings'
 import { openPostgres, redactUrl } from './pg'
 import { collectionTurn } from './writer'
 import { tempDir } from '../../test-support/paths'
-import { freshDatabase, pgSkipReason } from '../../test-support/pg-test'
+import { freshDatabase, pgSkipReason, UTF8_DATABASE } from '../../test-support/pg-test'
 
 /**
  * The store on a real PostgreSQL server (pgserver's PostgreSQL 16 + pgvector, see
@@ -114,7 +114,7 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     const admin = await freshDatabase()
     await sql(admin, `CREATE ROLE ${role} LOGIN PASSWORD '${password}'`)
     const name = `docent_np_${uniq()}`
-    await sql(admin, `CREATE DATABASE ${name} OWNER ${role}`)
+    await sql(admin, `CREATE DATABASE ${name} OWNER ${role} ${UTF8_DATABASE}`)
     cleanups.push(() => sql(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
     const u = new URL(as(admin, role, password))
     u.pathname = `/${name}`
@@ -122,6 +122,25 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     expect(err.message).toMatch(/CREATE EXTENSION vector failed .*permission denied.*pgvector/)
     expect(`${err.message}\n${err.stack}`).not.toContain(password)
     expect(err.message).toContain(redactUrl(u.toString()))
+  })
+
+  it('refuses a database whose LC_CTYPE is C, whose text search would read "access—handling" as one word', async () => {
+    const admin = await freshDatabase()
+    const name = `docent_c_${uniq()}`
+    await sql(admin, `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`)
+    cleanups.push(() => sql(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    const u = new URL(admin)
+    u.pathname = `/${name}`
+    // The fault is real: on that database the word and the punctuation stay one lexeme.
+    const c = new pg.Client({ connectionString: u.toString() })
+    await c.connect()
+    const glued = (await c.query<{ t: string }>(`SELECT to_tsvector('simple', 'access\u2014handling')::text AS t`)).rows[0]!.t
+    await c.end()
+    expect(glued).toBe(`'access\u2014handling':1`)
+    const err = (await Engine.open({ database: u.toString(), modelsDir: noModels }).catch((e: unknown) => e)) as Error
+    expect(err).toBeInstanceOf(Error)
+    expect(err.message).toMatch(/LC_CTYPE C: Docent needs UTF8 with a UTF-8 LC_CTYPE.*CREATE DATABASE/)
+    expect(err.message).toContain(name)
   })
 
   it('never prints the password of a URL it cannot use', async () => {

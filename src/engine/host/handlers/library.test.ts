@@ -5,7 +5,7 @@ import type { Result } from '../../../shared/api'
 import type { ConnectionTest } from '../../../shared/library'
 import { Engine } from '../../engine'
 import { createEngineHost, type EngineHost } from '../host'
-import { freshDatabase, pgSkipReason } from '../../../test-support/pg-test'
+import { freshDatabase, pgSkipReason, UTF8_DATABASE } from '../../../test-support/pg-test'
 
 /**
  * library.testConnection through the host's dispatch (the contract's validation on both sides)
@@ -151,7 +151,7 @@ describe.skipIf(pgSkipReason)('library.testConnection against a real PostgreSQL 
     const role = `owner_${uniq()}`
     await sql(admin, `CREATE ROLE ${role} LOGIN PASSWORD 'pw-${role}'`)
     const name = `docent_np_${uniq()}`
-    await sql(admin, `CREATE DATABASE ${name} OWNER ${role}`)
+    await sql(admin, `CREATE DATABASE ${name} OWNER ${role} ${UTF8_DATABASE}`)
     cleanups.push(() => sql(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
     const u = new URL(admin)
     u.username = role
