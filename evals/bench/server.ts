@@ -58,7 +58,8 @@ export async function benchServer(opts: ServerBenchOptions): Promise<Record<stri
   const freshDb = async (name: string) => {
     const db = `docent_bench_${name}_${process.pid}`
     await admin.query(`DROP DATABASE IF EXISTS ${db}`)
-    await admin.query(`CREATE DATABASE ${db}`)
+    // UTF-8 character classes, as the engine requires of a server database (store/pg.ts; UTF8_DATABASE in test-support/pg-test.ts).
+    await admin.query(`CREATE DATABASE ${db} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'`)
     databases.push(db)
     const u = new URL(url!)
     u.pathname = `/${db}`
@@ -328,9 +329,16 @@ async function queryPhase(opts: ServerBenchOptions, scratch: string, url: string
   await writeFile(queriesFile, JSON.stringify(queries.map((q) => ({ ...q, vector: Array.from(q.vector!) }))))
   const c = opts.clients
   const runs: { label: string; l: Latencies }[] = []
+  const failures: string[] = []
   const step = async (label: string, f: () => Promise<Latencies>) => {
     process.stderr.write(`bench: ${label} (load ${load()})\n`)
-    runs.push({ label, l: await f() })
+    try {
+      runs.push({ label, l: await f() })
+    } catch (err) {
+      // One failed step (a client that could not open) leaves the others' figures printed.
+      failures.push(`${label}: ${err instanceof Error ? err.message : String(err)}`)
+      process.stderr.write(`bench: ${failures.at(-1)}\n`)
+    }
   }
   await step('PGlite, 1 client', () => inProcess(pglite, queries, 1))
   await step(`PGlite, ${c} clients queued on one engine (one connection)`, () => inProcess(pglite, queries, c))
@@ -383,6 +391,7 @@ async function queryPhase(opts: ServerBenchOptions, scratch: string, url: string
   const f = (xs: number[]) => [r1(pct(xs, 50)), r1(pct(xs, 95)), r1(pct(xs, 99))]
   return {
     chunks: opts.chunks,
+    failed_steps: failures,
     search: runs.map(({ label, l }) => ({
       clients: label,
       load_1m: l.load_1m,
