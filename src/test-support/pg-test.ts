@@ -90,3 +90,34 @@ afterAll(async () => {
     server = null
   }
 })
+
+/** Runs SQL on `url` as whoever the URL names. */
+export async function sqlAt(url: string, text: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    await c.query(text)
+  } finally {
+    await c.end()
+  }
+}
+
+/**
+ * A new login role that may only read the library at `url` (CONNECT, USAGE, SELECT on its tables,
+ * as docs/postgres.md grants a read-only MCP server): its name, password and a URL that logs in as it.
+ */
+export async function readOnlyRole(url: string, prefix = 'reader'): Promise<{ role: string; password: string; url: string }> {
+  const role = `${prefix}_${Math.random().toString(36).slice(2, 8)}`
+  const password = `pw-${role}-secret`
+  await sqlAt(
+    url,
+    `CREATE ROLE ${role} LOGIN PASSWORD '${password}';
+     GRANT CONNECT ON DATABASE ${new URL(url).pathname.slice(1)} TO ${role};
+     GRANT USAGE ON SCHEMA public TO ${role};
+     GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role};`,
+  )
+  const u = new URL(url)
+  u.username = role
+  u.password = password
+  return { role, password, url: u.toString() }
+}

@@ -2,12 +2,11 @@ import { execFile, spawn } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { repoRoot, tempDir } from '../../test-support/paths'
-import { freshDatabase, pgSkipReason } from '../../test-support/pg-test'
+import { freshDatabase, pgSkipReason, readOnlyRole } from '../../test-support/pg-test'
 import { Engine } from '../../engine/engine'
 
 /**
@@ -23,14 +22,19 @@ afterAll(async () => {
   for (const c of cleanups.splice(0)) await c()
 })
 
+/** A temporary folder with one Markdown file, and an empty models folder beside it. */
+async function birdsFolder(prefix: string): Promise<{ docs: string; models: string }> {
+  const t = await tempDir(prefix)
+  cleanups.push(t.cleanup)
+  const docs = path.join(t.dir, 'docs')
+  await mkdir(docs)
+  await writeFile(path.join(docs, 'kestrel.md'), '# Kestrel\n\nThe kestrel hovers before it stoops.\n')
+  return { docs, models: path.join(t.dir, 'none') }
+}
+
 describe.skipIf(pgSkipReason)('docent on a PostgreSQL server', () => {
   it('imports with --database, then serves MCP to a read-only role', async () => {
-    const t = await tempDir('docent-cli-pg-')
-    cleanups.push(t.cleanup)
-    const docs = path.join(t.dir, 'docs')
-    const models = path.join(t.dir, 'none')
-    await mkdir(docs)
-    await writeFile(path.join(docs, 'kestrel.md'), '# Kestrel\n\nThe kestrel hovers before it stoops.\n')
+    const { docs, models } = await birdsFolder('docent-cli-pg-')
     const url = await freshDatabase()
 
     const ingest = await run(
@@ -48,27 +52,11 @@ describe.skipIf(pgSkipReason)('docent on a PostgreSQL server', () => {
     })
     expect((JSON.parse(search.stdout) as { results: { path: string }[] }).results.map((r) => r.path)).toEqual(['kestrel.md'])
 
-    const role = `mcp_${Math.random().toString(36).slice(2, 8)}`
-    const password = `pw-${role}-secret`
-    const admin = new pg.Client({ connectionString: url })
-    await admin.connect()
-    try {
-      await admin.query(
-        `CREATE ROLE ${role} LOGIN PASSWORD '${password}';
-         GRANT CONNECT ON DATABASE ${new URL(url).pathname.slice(1)} TO ${role};
-         GRANT USAGE ON SCHEMA public TO ${role};
-         GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role};`,
-      )
-    } finally {
-      await admin.end()
-    }
-    const reader = new URL(url)
-    reader.username = role
-    reader.password = password
+    const { password, url: reader } = await readOnlyRole(url, 'mcp')
 
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [...CLI, 'mcp', '--database', reader.toString(), '--models', models],
+      args: [...CLI, 'mcp', '--database', reader, '--models', models],
       cwd: repoRoot,
       stderr: 'pipe',
     })
@@ -94,12 +82,7 @@ describe.skipIf(pgSkipReason)('docent on a PostgreSQL server', () => {
   })
 
   it('docent watch --database keeps a collection on the server in step with its folder', async () => {
-    const t = await tempDir('docent-watch-pg-')
-    cleanups.push(t.cleanup)
-    const docs = path.join(t.dir, 'docs')
-    const models = path.join(t.dir, 'none')
-    await mkdir(docs)
-    await writeFile(path.join(docs, 'kestrel.md'), '# Kestrel\n\nThe kestrel hovers before it stoops.\n')
+    const { docs, models } = await birdsFolder('docent-watch-pg-')
     const url = await freshDatabase()
     await run(process.execPath, [...CLI, 'ingest', docs, '--collection', 'birds', '--database', url, '--models', models], {
       cwd: repoRoot,

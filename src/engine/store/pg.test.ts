@@ -11,7 +11,7 @@ import { KeywordPostings, keywordPostingsOf } from './postings'
 import { openPostgres, redactUrl } from './pg'
 import { collectionTurn } from './writer'
 import { tempDir } from '../../test-support/paths'
-import { freshDatabase, pgSkipReason, UTF8_DATABASE } from '../../test-support/pg-test'
+import { freshDatabase, pgSkipReason, UTF8_DATABASE, sqlAt, readOnlyRole } from '../../test-support/pg-test'
 
 /**
  * The store on a real PostgreSQL server (pgserver's PostgreSQL 16 + pgvector, see
@@ -51,16 +51,7 @@ async function open(url: string, opts: { readOnly?: boolean } = {}): Promise<Eng
   return e
 }
 
-/** Runs SQL on `url` as whoever the URL names. */
-async function sql(url: string, text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try {
-    await c.query(text)
-  } finally {
-    await c.end()
-  }
-}
+const sql = sqlAt
 
 function as(url: string, user: string, password: string): string {
   const u = new URL(url)
@@ -76,16 +67,7 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     const url = await freshDatabase()
     const owner = await open(url)
     await owner.ingest(await corpus(6, 1), { collection: 'team' })
-    const role = `reader_${uniq()}`
-    const db = new URL(url).pathname.slice(1)
-    await sql(
-      url,
-      `CREATE ROLE ${role} LOGIN PASSWORD 'pw-${role}';
-       GRANT CONNECT ON DATABASE ${db} TO ${role};
-       GRANT USAGE ON SCHEMA public TO ${role};
-       GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role};`,
-    )
-    const readerUrl = as(url, role, `pw-${role}`)
+    const { url: readerUrl } = await readOnlyRole(url)
     const reader = await open(readerUrl, { readOnly: true })
     expect((await reader.collections()).map((c) => c.id)).toEqual(['team'])
     const hits = await reader.search(words[3]!, { mode: 'keyword', k: 5 })

@@ -5,7 +5,7 @@ import type { Result } from '../../../shared/api'
 import type { ConnectionTest } from '../../../shared/library'
 import { Engine } from '../../engine'
 import { createEngineHost, type EngineHost } from '../host'
-import { freshDatabase, pgSkipReason, UTF8_DATABASE } from '../../../test-support/pg-test'
+import { freshDatabase, pgSkipReason, UTF8_DATABASE, sqlAt, readOnlyRole } from '../../../test-support/pg-test'
 
 /**
  * library.testConnection through the host's dispatch (the contract's validation on both sides)
@@ -24,15 +24,7 @@ function split(url: string): { url: string; password: string } {
   return { url: u.toString(), password }
 }
 
-async function sql(url: string, text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try {
-    await c.query(text)
-  } finally {
-    await c.end()
-  }
-}
+const sql = sqlAt
 
 function closedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -96,19 +88,10 @@ describe.skipIf(pgSkipReason)('library.testConnection against a real PostgreSQL 
     const full = await freshDatabase()
     const owner = await Engine.open({ database: full, modelsDir: noModels })
     cleanups.push(() => owner.close())
-    const role = `reader_${uniq()}`
-    const db = new URL(full).pathname.slice(1)
-    await sql(
-      full,
-      `CREATE ROLE ${role} LOGIN PASSWORD 'pw-${role}';
-       GRANT CONNECT ON DATABASE ${db} TO ${role};
-       GRANT USAGE ON SCHEMA public TO ${role};
-       GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role};`,
-    )
-    const u = new URL(full)
-    u.username = role
+    const { role, password, url } = await readOnlyRole(full)
+    const u = new URL(url)
     u.password = ''
-    const res = await test({ url: u.toString(), password: `pw-${role}`, requireTls: false })
+    const res = await test({ url: u.toString(), password, requireTls: false })
     if (!res.ok || !res.value.connected) throw new Error(`not connected: ${JSON.stringify(res)}`)
     expect(res.value.schema).toBe('current')
     expect(res.value.canWrite).toBe(false)
