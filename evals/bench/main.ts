@@ -43,6 +43,7 @@ async function main(): Promise<void> {
           queries: Number(opt('queries', '200')),
           vectorsMax: Number(opt('vectors-max', '100000')),
           sqlMax: Number(opt('sql-max', '100000')),
+          onTier: async (partial) => void (await writeReport('query', partial)),
         })
         break
       case 'compare':

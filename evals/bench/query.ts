@@ -28,6 +28,8 @@ export interface QueryBenchOptions {
   vectorsMax: number
   /** Tiers above this many chunks skip the SQL path (its tail takes seconds a query there). */
   sqlMax: number
+  /** Called with the report so far after each tier, so a tier that fails late loses nothing before it. */
+  onTier?: (partial: Record<string, unknown>) => Promise<void>
 }
 
 interface Tier {
@@ -39,7 +41,19 @@ interface Tier {
 
 export async function benchQuery(opts: QueryBenchOptions): Promise<Record<string, unknown>> {
   const tiers: Tier[] = []
-  for (const n of opts.tiers) tiers.push(await runTier(n, opts))
+  const failed: { chunks: number; error: string }[] = []
+  const report = () => ({ query: tiers.map((t) => t.result), ...(failed.length ? { failed_tiers: failed } : {}) })
+  for (const n of opts.tiers) {
+    try {
+      tiers.push(await runTier(n, opts))
+    } catch (err) {
+      // A larger tier can outgrow the machine; the tiers before it are still reported, and the failure is named.
+      const error = err instanceof Error ? err.message : String(err)
+      failed.push({ chunks: n, error })
+      progress(n, `failed: ${error}`)
+    }
+    await opts.onTier?.(report())
+  }
   const anchorsNote = (tiers[0]?.result['anchor_errors'] as string[] | undefined) ?? []
   printTable(
     `Keyword and hybrid query latency, ms p50 / p95 / p99 (${opts.queries} queries of 3-8 words of a chunk, top ${K}; anchors on the same chunks and queries)`,
@@ -72,7 +86,15 @@ export async function benchQuery(opts: QueryBenchOptions): Promise<Record<string
       ['chunks', 'vector p50', 'p95', 'p99', 'exact JS p50', 'exact SQL p50', 'HNSW recall@10', 'exact SQL / HNSW p50'],
       vec.map((t) => t.vecRow!),
     )
-  return { query: tiers.map((t) => t.result) }
+  for (const f of failed) process.stdout.write(`(the ${f.chunks.toLocaleString('en-US')}-chunk tier failed: ${f.error})\n`)
+  return report()
+}
+
+/** One line on stderr a phase, so a run of an hour shows where it is. */
+function progress(chunks: number, what: string): void {
+  process.stderr.write(
+    `[bench query ${new Date().toISOString().slice(11, 19)}] ${chunks.toLocaleString('en-US')} chunks: ${what}\n`,
+  )
 }
 
 const fmt = (xs: number[]) => (xs.length ? [r1(pct(xs, 50)), r1(pct(xs, 95)), r1(pct(xs, 99))] : null)
@@ -85,9 +107,11 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
   const engine = await Engine.open({ dataDir: path.join(data.dir, 'db'), modelsDir: path.join(data.dir, 'none') })
   const set = chunkSet(total, { vectors: withVectors })
   const { texts, vectors } = set
+  progress(total, `loading${withVectors ? ' with vectors' : ', keyword only'}`)
   const t0 = performance.now()
   await writeChunkSet(engine.db, 'bench', set)
   const loadMs = performance.now() - t0
+  progress(total, `loaded in ${r1(loadMs / 1000)} s`)
   const t1 = performance.now()
   if (vectors) await ensureVectorIndex(engine.db, MODEL, DIMS)
   const indexMs = performance.now() - t1
@@ -102,6 +126,7 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
   const rssAfter = process.memoryUsage.rss()
   const pstats = postings.stats()
 
+  progress(total, `postings built in ${r1(buildMs / 1000)} s; querying`)
   const scope = await resolveScope(engine.db, { collections: ['bench'], version: 'all' })
   const queries = makeQueries(set, opts.queries)
 
@@ -155,6 +180,7 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
   await engine.close()
   const dataMb = await dirSizeMb(path.join(data.dir, 'db'))
 
+  progress(total, 'anchors: SQLite FTS5, then bm25s')
   const fts5 = await fts5Anchor(
     texts,
     queries.map((q) => q.text),
