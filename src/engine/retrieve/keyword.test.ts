@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Db } from '../store/db'
 import { migrate } from '../store/migrations'
 import { chunkId, documentId, sha256Hex } from '../store/ids'
@@ -242,6 +242,23 @@ function postingsSuite(backend: StoreBackend): void {
     expect(await checkIndexConsistency(db)).toEqual([])
     await checkAll()
   }, 120_000)
+
+  it('a search from current postings is one statement, and sees a write made just before it', async () => {
+    const scope = await resolveScope(db, { collections: [], version: 'all' })
+    expect(await keywordPostingsOf(db)!.current()).toBe(true)
+    const spy = vi.spyOn(db, 'query')
+    try {
+      expect((await retrieveKeyword(db, words[0]!, scope, 10, { path: 'memory' })).length).toBeGreaterThan(0)
+      // The query's lexemes and the store's mark come back together: no round trip for the mark.
+      expect(spy).toHaveBeenCalledTimes(1)
+    } finally {
+      spy.mockRestore()
+    }
+    // The mark read with the lexemes shows the write, and the postings catch up before scoring.
+    await writeDoc(db, 'alpha', 'v/doc-7.md', null, makeChunks('alpha', 'v/doc-7.md', 10, rng(8), ' zzfreshzz'))
+    expect(await retrieveKeyword(db, 'zzfreshzz', scope, 50, { path: 'memory' })).toHaveLength(10)
+    await checkAll()
+  })
 
   it('a chunk rewritten in place counts as deleted and written anew', async () => {
     const { rows } = await db.query<{ id: string }>(`SELECT id FROM chunks WHERE collection_id = 'alpha' ORDER BY id LIMIT 1`)

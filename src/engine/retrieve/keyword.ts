@@ -1,5 +1,12 @@
 import type { Queryable } from '../store/db'
-import { keywordPostingsOf, type KeywordPostings } from '../store/postings'
+import {
+  keywordPostingsOf,
+  STORE_MARK_COLUMNS,
+  storeMarkOf,
+  type KeywordPostings,
+  type StoreMark,
+  type StoreMarkRow,
+} from '../store/postings'
 import { HEADING_EXTRA } from '../store/tsvector'
 import { extractExactTerms } from './exact-terms'
 import { type ResolvedScope, scopeSql } from './scope'
@@ -52,8 +59,9 @@ export async function queryTerms(
   db: Queryable,
   query: string,
   collections: string[],
-): Promise<{ terms: QueryTerm[]; n: number; avgdl: number }> {
-  const { rows } = await db.query<{ lexeme: string; df: number; n: number; avgdl: number }>(
+  opts: { withMark?: boolean } = {},
+): Promise<{ terms: QueryTerm[]; n: number; avgdl: number; mark: StoreMark | null }> {
+  const { rows } = await db.query<{ lexeme: string; df: number; n: number; avgdl: number } & Partial<StoreMarkRow>>(
     `WITH q AS (
         SELECT DISTINCT lexeme FROM (
           SELECT u.lexeme FROM unnest(to_tsvector('english', $1)) u
@@ -65,12 +73,13 @@ export async function queryTerms(
                greatest(sum(total_len)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
           FROM collections WHERE id = ANY($3::text[])
      )
-     SELECT q.lexeme, coalesce(sum(t.df), 0)::float8 AS df, stats.n, stats.avgdl
+     SELECT q.lexeme, coalesce(sum(t.df), 0)::float8 AS df, stats.n, stats.avgdl${opts.withMark ? `, ${STORE_MARK_COLUMNS}` : ''}
        FROM q CROSS JOIN stats
        LEFT JOIN term_stats t ON t.lexeme = q.lexeme AND t.collection_id = ANY($3::text[])
       GROUP BY q.lexeme, stats.n, stats.avgdl`,
     [query, extractExactTerms(query), collections],
   )
+  const mark = opts.withMark && rows[0] ? storeMarkOf(rows[0] as StoreMarkRow) : null
   const n = Number(rows[0]?.n ?? 0)
   const avgdl = Number(rows[0]?.avgdl ?? 1)
   const terms = rows
@@ -79,7 +88,7 @@ export async function queryTerms(
       return { lexeme: r.lexeme, df, idf: bm25Idf(n, df) }
     })
     .sort((a, b) => a.df - b.df || a.lexeme.localeCompare(b.lexeme))
-  return { terms, n, avgdl }
+  return { terms, n, avgdl, mark }
 }
 
 /** Lexemes that select candidates: rarest first, within the postings budget. */
@@ -110,10 +119,9 @@ export async function retrieveKeyword(
 ): Promise<KeywordHit[]> {
   if (scope.collections.length === 0 || !query.trim()) return []
   const postings = opts.path === 'sql' ? null : keywordPostingsOf(db)
-  const [{ terms: all, avgdl }, inMemory] = await Promise.all([
-    queryTerms(db, query, scope.collections),
-    postings ? postings.current() : Promise.resolve(false),
-  ])
+  // One statement reads the query's lexemes and, for the postings, the store's mark (one round trip).
+  const { terms: all, avgdl, mark } = await queryTerms(db, query, scope.collections, { withMark: !!postings })
+  const inMemory = postings ? await postings.current(mark ?? undefined) : false
   const terms = all.filter((t) => t.df > 0)
   if (terms.length === 0) return []
   const selective = selectiveTerms(terms, opts.budget)

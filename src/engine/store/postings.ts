@@ -47,6 +47,29 @@ interface Watermark {
   tomb: number
 }
 
+/** Where the store is: the newest chunk row and tombstone, and how far tombstones were pruned. */
+export interface StoreMark extends Watermark {
+  pruned: number
+}
+
+/**
+ * The store's mark as columns of a SELECT. A search adds them to the statement that reads its
+ * query's lexemes (retrieve/keyword.ts), so checking that the postings are current costs no round
+ * trip of its own, and the mark and the statistics come from one snapshot.
+ */
+export const STORE_MARK_COLUMNS = `(SELECT max(seq) FROM chunks) AS mark_seq, (SELECT max(id) FROM chunk_tombstones) AS mark_tomb,
+       (SELECT pruned_through FROM chunk_tombstones_pruned) AS mark_pruned`
+
+export interface StoreMarkRow {
+  mark_seq: string | number | null
+  mark_tomb: string | number | null
+  mark_pruned: string | number | null
+}
+
+export function storeMarkOf(r: StoreMarkRow): StoreMark {
+  return { seq: Number(r.mark_seq ?? 0), tomb: Number(r.mark_tomb ?? 0), pruned: Number(r.mark_pruned ?? 0) }
+}
+
 export interface PostingsStats {
   chunks: number
   terms: number
@@ -119,8 +142,9 @@ export class KeywordPostings {
   /**
    * True when the postings equal the store now (bringing them up to date when few chunk rows
    * changed); false while they are being built or caught up in the background: search in SQL.
+   * `mark`, when the caller read it already (STORE_MARK_COLUMNS), saves reading it again.
    */
-  async current(): Promise<boolean> {
+  async current(mark?: StoreMark): Promise<boolean> {
     if (this.state === 'closed') return false
     if (this.state === 'empty') {
       this.startBuild()
@@ -131,7 +155,7 @@ export class KeywordPostings {
       await this.busy
     }
     if (this.state !== 'ready') return false
-    const w = await this.storeMark()
+    const w = mark ?? (await this.storeMark())
     if (w.pruned > this.mark.tomb) {
       this.reset()
       this.startBuild()
@@ -195,13 +219,9 @@ export class KeywordPostings {
     if (this.state !== 'closed') this.state = 'empty'
   }
 
-  private async storeMark(): Promise<Watermark & { pruned: number }> {
-    const { rows } = await this.db.query<{ seq: string | null; tomb: string | null; pruned: string }>(
-      `SELECT (SELECT max(seq) FROM chunks) AS seq, (SELECT max(id) FROM chunk_tombstones) AS tomb,
-              (SELECT pruned_through FROM chunk_tombstones_pruned) AS pruned`,
-    )
-    const r = rows[0]!
-    return { seq: Number(r.seq ?? 0), tomb: Number(r.tomb ?? 0), pruned: Number(r.pruned ?? 0) }
+  private async storeMark(): Promise<StoreMark> {
+    const { rows } = await this.db.query<StoreMarkRow>(`SELECT ${STORE_MARK_COLUMNS}`)
+    return storeMarkOf(rows[0]!)
   }
 
   /** Every chunk, read in batches by id; what changes meanwhile is caught up from the watermark taken first. */
