@@ -200,6 +200,21 @@ function postingsSuite(backend: StoreBackend): void {
     const { rows: after } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunk_tombstones')
     // The cascade really removed chunks, and the trigger saw them.
     expect(Number(after[0]!.n) - Number(before[0]!.n)).toBe(10)
+    // The writer keeps term_stats and the collection's counts; this raw delete went around it, so
+    // they are recounted as the writer would have left them (searches from the postings count
+    // them from the chunks themselves, so they agree with the SQL path only on a consistent store).
+    expect(await checkIndexConsistency(db)).not.toEqual([])
+    await db.query(
+      `UPDATE collections c SET chunk_count = s.n, total_len = s.len
+         FROM (SELECT count(*)::int AS n, coalesce(sum(lex_len), 0) AS len FROM chunks WHERE collection_id = 'beta') s
+        WHERE c.id = 'beta'`,
+    )
+    await db.query(`DELETE FROM term_stats WHERE collection_id = 'beta'`)
+    await db.query(
+      `INSERT INTO term_stats (collection_id, lexeme, df)
+         SELECT 'beta', u.lexeme, count(*)::int FROM chunks ch, unnest(ch.tsv) u WHERE ch.collection_id = 'beta' GROUP BY u.lexeme`,
+    )
+    expect(await checkIndexConsistency(db)).toEqual([])
     await checkAll()
     expect(await retrieveKeyword(db, 'replaced', await resolveScope(db, { collections: [], version: 'all' }), 50)).toHaveLength(
       10,

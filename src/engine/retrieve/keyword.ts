@@ -1,12 +1,5 @@
 import type { Queryable } from '../store/db'
-import {
-  keywordPostingsOf,
-  STORE_MARK_COLUMNS,
-  storeMarkOf,
-  type KeywordPostings,
-  type StoreMark,
-  type StoreMarkRow,
-} from '../store/postings'
+import { keywordPostingsOf, STORE_MARK_COLUMNS, storeMarkOf, type KeywordPostings, type StoreMarkRow } from '../store/postings'
 import { HEADING_EXTRA } from '../store/tsvector'
 import { extractExactTerms } from './exact-terms'
 import { type ResolvedScope, scopeSql } from './scope'
@@ -17,10 +10,12 @@ import { type ResolvedScope, scopeSql } from './scope'
  * measured on the MCP docs it found the right section far less often than BM25 (docs/lessons.md,
  * docs/adr/0002). Breadcrumb occurrences (weight A) count double (a BM25F-style boost).
  *
- * The first statement turns the query into lexemes with their IDF (a handful of rows). Candidates
- * are then scored from the postings kept in memory (store/postings.ts, ADR 0009), or, until those
- * are built, in SQL: candidates through the GIN index with a literal tsquery, each candidate's
- * tsvector unnested. Both give the same ranking (keyword.test.ts checks they agree).
+ * From the postings kept in memory (store/postings.ts, ADR 0009) a search is one statement: the
+ * query's lexemes and the store's mark; document frequencies, statistics and scores are then
+ * counted in memory. Until the postings are built it runs in SQL: a first statement turns the
+ * query into lexemes with their IDF from term_stats, then candidates come through the GIN index
+ * with a literal tsquery, each candidate's tsvector unnested. Both give the same ranking
+ * (keyword.test.ts checks they agree).
  */
 
 export const BM25 = { k1: 1.2, b: 0.75, headingWeight: 1 + HEADING_EXTRA } as const
@@ -59,9 +54,8 @@ export async function queryTerms(
   db: Queryable,
   query: string,
   collections: string[],
-  opts: { withMark?: boolean } = {},
-): Promise<{ terms: QueryTerm[]; n: number; avgdl: number; mark: StoreMark | null }> {
-  const { rows } = await db.query<{ lexeme: string; df: number; n: number; avgdl: number } & Partial<StoreMarkRow>>(
+): Promise<{ terms: QueryTerm[]; n: number; avgdl: number }> {
+  const { rows } = await db.query<{ lexeme: string; df: number; n: number; avgdl: number }>(
     `WITH q AS (
         SELECT DISTINCT lexeme FROM (
           SELECT u.lexeme FROM unnest(to_tsvector('english', $1)) u
@@ -73,22 +67,58 @@ export async function queryTerms(
                greatest(sum(total_len)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
           FROM collections WHERE id = ANY($3::text[])
      )
-     SELECT q.lexeme, coalesce(sum(t.df), 0)::float8 AS df, stats.n, stats.avgdl${opts.withMark ? `, ${STORE_MARK_COLUMNS}` : ''}
+     SELECT q.lexeme, coalesce(sum(t.df), 0)::float8 AS df, stats.n, stats.avgdl
        FROM q CROSS JOIN stats
        LEFT JOIN term_stats t ON t.lexeme = q.lexeme AND t.collection_id = ANY($3::text[])
       GROUP BY q.lexeme, stats.n, stats.avgdl`,
     [query, extractExactTerms(query), collections],
   )
-  const mark = opts.withMark && rows[0] ? storeMarkOf(rows[0] as StoreMarkRow) : null
   const n = Number(rows[0]?.n ?? 0)
   const avgdl = Number(rows[0]?.avgdl ?? 1)
-  const terms = rows
-    .map((r) => {
-      const df = Number(r.df)
-      return { lexeme: r.lexeme, df, idf: bm25Idf(n, df) }
-    })
+  return {
+    terms: rarestFirst(
+      rows.map((r) => ({ lexeme: r.lexeme, df: Number(r.df) })),
+      n,
+    ),
+    n,
+    avgdl,
+  }
+}
+
+function rarestFirst(terms: { lexeme: string; df: number }[], n: number): QueryTerm[] {
+  return terms
+    .map(({ lexeme, df }) => ({ lexeme, df, idf: bm25Idf(n, df) }))
     .sort((a, b) => a.df - b.df || a.lexeme.localeCompare(b.lexeme))
-  return { terms, n, avgdl, mark }
+}
+
+/**
+ * queryTerms from the postings: one statement reads the query's lexemes (Postgres does the
+ * stemming, as at index time) and the store's mark; when the postings are current at that mark,
+ * document frequencies and collection statistics are counted from them, equal to what term_stats
+ * and the collections table hold in that snapshot. Null when the postings are not current.
+ */
+async function queryTermsInMemory(
+  db: Queryable,
+  postings: KeywordPostings,
+  query: string,
+  collections: string[],
+): Promise<{ terms: QueryTerm[]; avgdl: number } | null> {
+  const { rows } = await db.query<{ lexemes: string[] } & StoreMarkRow>(
+    `SELECT ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english', $1)) u) AS lexemes, ${STORE_MARK_COLUMNS}`,
+    [query],
+  )
+  if (!(await postings.current(storeMarkOf(rows[0]!)))) return null
+  const lexemes = [...new Set([...rows[0]!.lexemes, ...extractExactTerms(query)])]
+  const { df, n, totalLen } = postings.statistics(lexemes, collections)
+  // As the SQL computes it: greatest(sum(total_len) / nullif(sum(chunk_count), 0), 1).
+  const avgdl = n > 0 ? Math.max(totalLen / n, 1) : 1
+  return {
+    terms: rarestFirst(
+      lexemes.map((lexeme, i) => ({ lexeme, df: df[i]! })),
+      n,
+    ),
+    avgdl,
+  }
 }
 
 /** Lexemes that select candidates: rarest first, within the postings budget. */
@@ -119,15 +149,16 @@ export async function retrieveKeyword(
 ): Promise<KeywordHit[]> {
   if (scope.collections.length === 0 || !query.trim()) return []
   const postings = opts.path === 'sql' ? null : keywordPostingsOf(db)
-  // One statement reads the query's lexemes and, for the postings, the store's mark (one round trip).
-  const { terms: all, avgdl, mark } = await queryTerms(db, query, scope.collections, { withMark: !!postings })
-  const inMemory = postings ? await postings.current(mark ?? undefined) : false
+  const mem = postings ? await queryTermsInMemory(db, postings, query, scope.collections) : null
+  if (postings && mem) {
+    const terms = mem.terms.filter((t) => t.df > 0)
+    return terms.length ? scoreInMemory(postings, terms, selectiveTerms(terms, opts.budget), mem.avgdl, scope, limit) : []
+  }
+  if (opts.path === 'memory') throw new Error('the keyword postings are not built yet')
+  const { terms: all, avgdl } = await queryTerms(db, query, scope.collections)
   const terms = all.filter((t) => t.df > 0)
   if (terms.length === 0) return []
-  const selective = selectiveTerms(terms, opts.budget)
-  if (postings && inMemory) return scoreInMemory(postings, terms, selective, avgdl, scope, limit)
-  if (opts.path === 'memory') throw new Error('the keyword postings are not built yet')
-  return scoreInSql(db, terms, selective, avgdl, scope, limit)
+  return scoreInSql(db, terms, selectiveTerms(terms, opts.budget), avgdl, scope, limit)
 }
 
 async function scoreInSql(

@@ -92,6 +92,9 @@ export class KeywordPostings {
   private dead = 0
   readonly collections: string[] = []
   readonly versions: (string | null)[] = [null]
+  /** Live chunks and the sum of their lengths, per collection index: collections.chunk_count and total_len. */
+  private collChunks: number[] = []
+  private collLen: number[] = []
   private collIndex = new Map<string, number>()
   private verIndex = new Map<string | null, number>([[null, 0]])
   private mark: { seq: number; tomb: number } = { seq: 0, tomb: 0 }
@@ -123,6 +126,36 @@ export class KeywordPostings {
 
   collectionIndex(id: string): number | undefined {
     return this.collIndex.get(id)
+  }
+
+  /**
+   * What term_stats and the collections table say for these lexemes over these collections, read
+   * from the postings instead (call when current(): both then describe the same snapshot): each
+   * lexeme's document frequency, the number of chunks and the sum of their lengths.
+   */
+  statistics(lexemes: string[], collections: string[]): { df: number[]; n: number; totalLen: number } {
+    const inColl = new Uint8Array(this.collections.length)
+    let n = 0
+    let totalLen = 0
+    for (const c of collections) {
+      const i = this.collIndex.get(c)
+      if (i === undefined || inColl[i]) continue
+      inColl[i] = 1
+      n += this.collChunks[i] ?? 0
+      totalLen += this.collLen[i] ?? 0
+    }
+    const { live, coll } = this
+    const df = lexemes.map((lexeme) => {
+      const list = this.terms.get(lexeme)
+      if (!list) return 0
+      let count = 0
+      for (let i = 0; i < list.n; i++) {
+        const s = list.slots[i]!
+        if (live[s] && inColl[coll[s]!]) count++
+      }
+      return count
+    })
+    return { df, n, totalLen }
   }
 
   versionIndex(v: string | null): number | undefined {
@@ -215,6 +248,8 @@ export class KeywordPostings {
     this.slots = 0
     this.dead = 0
     this.live.fill(0)
+    this.collChunks = []
+    this.collLen = []
     this.mark = { seq: 0, tomb: 0 }
     if (this.state !== 'closed') this.state = 'empty'
   }
@@ -301,9 +336,11 @@ export class KeywordPostings {
     this.seqs[slot] = r.seq === null ? null : Number(r.seq)
     this.slotOf.set(r.id, slot)
     this.dl[slot] = Number(r.lex_len)
-    this.coll[slot] = this.intern(this.collIndex, this.collections, r.collection_id)
+    const c = (this.coll[slot] = this.intern(this.collIndex, this.collections, r.collection_id))
     this.ver[slot] = this.intern(this.verIndex, this.versions, r.version)
     this.live[slot] = 1
+    this.collChunks[c] = (this.collChunks[c] ?? 0) + 1
+    this.collLen[c] = (this.collLen[c] ?? 0) + this.dl[slot]!
     for (const [lexeme, tf] of parseTsvector(r.tsv)) {
       let list = this.terms.get(lexeme)
       if (!list) this.terms.set(lexeme, (list = new TermList()))
@@ -314,6 +351,8 @@ export class KeywordPostings {
   private remove(slot: number): void {
     if (!this.live[slot]) return
     this.live[slot] = 0
+    this.collChunks[this.coll[slot]!]!--
+    this.collLen[this.coll[slot]!]! -= this.dl[slot]!
     this.slotOf.delete(this.ids[slot]!)
     this.dead++
   }
