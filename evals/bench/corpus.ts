@@ -1,5 +1,5 @@
 import { chunkId, documentId, sha256Hex } from '../../src/engine/store/ids'
-import { markSynced, replaceDocument, upsertCollection, type ChunkRow } from '../../src/engine/store/writer'
+import { markSynced, replaceDocument, upsertCollection, vacuumHotTables, type ChunkRow } from '../../src/engine/store/writer'
 import type { Db, Queryable } from '../../src/engine/store/db'
 import type { ResolvedScope } from '../../src/engine/retrieve/scope'
 import { retrieveKeyword } from '../../src/engine/retrieve/keyword'
@@ -45,7 +45,10 @@ export function chunkIdOf(collection: string, i: number): string {
   return chunkId(collection, docPath(d), [heading(d, i % CHUNKS_PER_DOC)], 0)
 }
 
-/** Writes the set as documents of ten chunks into `collection` (one transaction a document, as an import does). */
+/**
+ * Writes the set as documents of ten chunks into `collection` (one transaction a document, as an
+ * import does, with its vacuum and checkpoint every 500 documents: ingest/sync/write.ts).
+ */
 export async function writeChunkSet(db: Db, collection: string, set: ChunkSet): Promise<void> {
   await upsertCollection(db, collection, `/${collection}`)
   const versions = ['1.0', '2.0', null]
@@ -77,6 +80,7 @@ export async function writeChunkSet(db: Db, collection: string, set: ChunkSet): 
       { ...doc, sha256: sha256Hex(rel), version: versions[d % 3]!, kind: null, title: null, pageCount: null, chunker: 'bench' },
       chunks,
     )
+    if ((d + 1) % 500 === 0) await vacuumHotTables(db)
   }
   await markSynced(db, collection)
 }

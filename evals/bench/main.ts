@@ -13,7 +13,8 @@ import { printMachine, writeReport } from './machine'
  * and server (a PostgreSQL server beside PGlite: parallel importers, concurrent searchers, HNSW and
  * sizes; not in the default set: --database URL or $DOCENT_BENCH_DATABASE_URL, else it starts one
  * from .pg; --chunks N, default 10000; --import-chunks N an importer, default 5000, 0 to skip the import table; --importers 1,2,4;
- * --clients 8; --queries 200).
+ * --clients 8; --queries 200), and wal (pg_wal of an embedded store during a large write, with and
+ * without CHECKPOINT; --batches 120, --every 10).
  * Benchmarks are never timed assertions in tests.
  *
  * Options: --docs N (synthetic import corpus, default 10000), --tiers 10000,100000, --queries 200;
@@ -80,13 +81,18 @@ async function main(): Promise<void> {
         result = await benchMcp({ runs: Number(opt('runs', '5')) })
         break
       }
+      case 'wal': {
+        const { benchWal } = await import('./wal')
+        result = await benchWal({ batches: Number(opt('batches', '120')), every: Number(opt('every', '10')) })
+        break
+      }
       case 'responsiveness': {
         const { benchResponsiveness } = await import('./responsiveness')
         result = await benchResponsiveness({ docs: Number(opt('docs', '10000')) })
         break
       }
       default:
-        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real, mcp, server`)
+        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real, mcp, server, wal`)
     }
     const file = await writeReport(suite, result)
     process.stdout.write(`(written to ${file})\n\n`)

@@ -231,13 +231,21 @@ export async function markSynced(db: Db, collectionId: string, opts: { full: boo
     ? ['term_stats', 'collections', 'documents', 'chunks', 'chunk_tombstones']
     : ['term_stats', 'collections', 'chunk_tombstones']
   for (const t of tables) await db.exec(opts.full ? `VACUUM (ANALYZE) ${t}` : `VACUUM ${t}`)
+  await db.exec('CHECKPOINT')
 }
 
-/** Reclaims dead row versions of the tables every document write updates (during long imports). */
+/**
+ * Reclaims dead row versions of the tables every document write updates, and checkpoints (during
+ * long imports). Embedded PGlite runs no checkpointer process: without a CHECKPOINT its
+ * write-ahead log keeps every segment until the store closes (9 GB of pg_wal partway through
+ * loading a million chunks, docs/benchmarks.md). After one, Postgres recycles the old segments
+ * (up to max_wal_size, 1 GB) instead of adding new ones.
+ */
 export async function vacuumHotTables(db: Db): Promise<void> {
   if (db.kind === 'server') return
   await db.exec('VACUUM term_stats')
   await db.exec('VACUUM collections')
+  await db.exec('CHECKPOINT')
 }
 
 /** Embeddings already computed for these texts by this model (identical text is embedded once). */

@@ -5,7 +5,7 @@ import type { PreparedDocument } from './chunk'
 import type { PlannedFile, SyncPlan } from './plan'
 import type { StageTimer } from './timings'
 
-/** Dead rows pile up fast when documents are replaced one transaction each: vacuum every this many. */
+/** Dead rows pile up fast when documents are replaced one transaction each, and an embedded store checkpoints only when asked: vacuum and checkpoint every this many. */
 const VACUUM_EVERY_DOCUMENTS = 500
 
 /**
