@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import { open, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { repoRoot } from '../../src/test-support/paths'
 
@@ -58,9 +58,21 @@ async function runAnchor(
 ): Promise<Record<string, unknown> | { error: string }> {
   const corpus = path.join(dir, 'chunks.txt')
   const qfile = path.join(dir, 'queries.txt')
-  await writeFile(corpus, texts.map((t) => t.replace(/\n/g, ' ')).join('\n') + '\n')
-  await writeFile(qfile, queries.join('\n') + '\n')
   try {
+    // In slices: a million chunks joined into one string pass V8's longest string.
+    const file = await open(corpus, 'w')
+    try {
+      for (let i = 0; i < texts.length; i += 10_000)
+        await file.write(
+          texts
+            .slice(i, i + 10_000)
+            .map((t) => t.replace(/\n/g, ' ') + '\n')
+            .join(''),
+        )
+    } finally {
+      await file.close()
+    }
+    await writeFile(qfile, queries.join('\n') + '\n')
     const out = execFileSync(
       py,
       [path.join(repoRoot, 'evals/baselines', script), '--corpus', corpus, '--queries', qfile, '--k', String(K), ...extra],

@@ -19,7 +19,9 @@ import { printMachine, writeReport } from './machine'
  *
  * Options: --docs N (synthetic import corpus, default 10000), --tiers 10000,100000, --queries 200;
  * query only: --vectors-max N (larger tiers are keyword only, default 100000), --sql-max N (larger
- * tiers skip keyword search's SQL path, default 100000). Set DOCENT_BM25S_VENV for the bm25s venv.
+ * tiers skip keyword search's SQL path, default 100000), --store DIR (keep each tier's store in
+ * DIR/<chunks>/ and use it again: a 1M tier loads for an hour), --report NAME (JSON in
+ * evals/reports/bench-NAME.json, default query). Set DOCENT_BM25S_VENV for the bm25s venv.
  */
 const SUITES = ['compare', 'query', 'import', 'models', 'responsiveness'] as const
 
@@ -44,7 +46,8 @@ async function main(): Promise<void> {
           queries: Number(opt('queries', '200')),
           vectorsMax: Number(opt('vectors-max', '100000')),
           sqlMax: Number(opt('sql-max', '100000')),
-          onTier: async (partial) => void (await writeReport('query', partial)),
+          store: opt('store', '') || null,
+          onTier: async (partial) => void (await writeReport(opt('report', 'query'), partial)),
         })
         break
       case 'compare':
@@ -94,7 +97,7 @@ async function main(): Promise<void> {
       default:
         throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real, mcp, server, wal`)
     }
-    const file = await writeReport(suite, result)
+    const file = await writeReport(suite === 'query' ? opt('report', 'query') : suite, result)
     process.stdout.write(`(written to ${file})\n\n`)
   }
 }

@@ -28,6 +28,11 @@ export interface QueryBenchOptions {
   vectorsMax: number
   /** Tiers above this many chunks skip the SQL path (its tail takes seconds a query there). */
   sqlMax: number
+  /**
+   * Keep each tier's store in `<store>/<chunks>/` and use it again when it already holds the tier
+   * (a 1M tier takes an hour to load); null: a temporary folder, removed after the tier.
+   */
+  store: string | null
   /** Called with the report so far after each tier, so a tier that fails late loses nothing before it. */
   onTier?: (partial: Record<string, unknown>) => Promise<void>
 }
@@ -103,18 +108,28 @@ const cell = (xs: number[] | null | undefined) => (xs ? xs.map((x) => x.toLocale
 async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
   const withVectors = total <= opts.vectorsMax
   const withSql = total <= opts.sqlMax
-  const data = await tempDir('docent-bench-query-')
+  const data = opts.store
+    ? { dir: path.join(opts.store, String(total)), cleanup: async () => undefined }
+    : await tempDir('docent-bench-query-')
   const engine = await Engine.open({ dataDir: path.join(data.dir, 'db'), modelsDir: path.join(data.dir, 'none') })
   const set = chunkSet(total, { vectors: withVectors })
   const { texts, vectors } = set
-  progress(total, `loading${withVectors ? ' with vectors' : ', keyword only'}`)
-  const t0 = performance.now()
-  await writeChunkSet(engine.db, 'bench', set)
-  const loadMs = performance.now() - t0
-  progress(total, `loaded in ${r1(loadMs / 1000)} s`)
-  const t1 = performance.now()
-  if (vectors) await ensureVectorIndex(engine.db, MODEL, DIMS)
-  const indexMs = performance.now() - t1
+  const { rows: have } = await engine.db.query<{ n: number }>(`SELECT coalesce(sum(chunk_count), 0)::int AS n FROM collections`)
+  const reused = opts.store !== null && Number(have[0]!.n) === total && !withVectors
+  let loadMs = NaN
+  let indexMs = 0
+  if (reused) progress(total, `using the store already in ${data.dir} (load time not measured in this run)`)
+  else {
+    if (Number(have[0]!.n) > 0) throw new Error(`${data.dir} holds another store: remove it or choose another --store`)
+    progress(total, `loading${withVectors ? ' with vectors' : ', keyword only'}`)
+    const t0 = performance.now()
+    await writeChunkSet(engine.db, 'bench', set)
+    loadMs = performance.now() - t0
+    progress(total, `loaded in ${r1(loadMs / 1000)} s`)
+    const t1 = performance.now()
+    if (vectors) await ensureVectorIndex(engine.db, MODEL, DIMS)
+    indexMs = performance.now() - t1
+  }
 
   // The postings a running engine searches: built once from the store (a search before they are
   // ready runs in SQL and starts the build; the bench waits for it instead).
@@ -210,9 +225,9 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
     ],
     memRow: [
       total.toLocaleString('en-US'),
-      r1(loadMs / 1000),
+      reused ? 'n/a' : r1(loadMs / 1000),
       r1(buildMs / 1000),
-      `${Math.round((100 * buildMs) / loadMs)}%`,
+      reused ? 'n/a' : `${Math.round((100 * buildMs) / loadMs)}%`,
       mb(pstats.bytes),
       mb(rss),
       mb(rssAfter - rssBefore),
@@ -235,7 +250,8 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
     result: {
       chunks: total,
       queries: n,
-      load_s: r1(loadMs / 1000),
+      load_s: reused ? null : r1(loadMs / 1000),
+      store_reused: reused,
       vectors: !!vectors,
       hnsw_build_s: vectors ? r1(indexMs / 1000) : null,
       keyword_ms: fmt(kw),
@@ -249,7 +265,7 @@ async function runTier(total: number, opts: QueryBenchOptions): Promise<Tier> {
       exact_sql_recall_check: vectors ? r3(recallSqlSum / n) : null,
       postings: {
         build_s: r1(buildMs / 1000),
-        build_share_of_load: r3(buildMs / loadMs),
+        build_share_of_load: reused ? null : r3(buildMs / loadMs),
         terms: pstats.terms,
         postings: pstats.postings,
         typed_arrays_mb: mb(pstats.bytes),
