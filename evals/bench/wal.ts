@@ -1,8 +1,7 @@
 import path from 'node:path'
-import { readdir, stat } from 'node:fs/promises'
 import { openPGlite } from '../../src/engine/store/db'
 import { tempDir } from '../../src/test-support/paths'
-import { printTable } from './machine'
+import { dirSizeMb, printTable } from './machine'
 
 /**
  * The write-ahead log of an embedded store during a large write, with and without CHECKPOINT.
@@ -27,14 +26,14 @@ export async function benchWal(opts: { batches: number; every: number }): Promis
         `INSERT INTO t SELECT g, repeat(md5(g::text), 30) FROM generate_series(${b * 20000}, ${b * 20000 + 19999}) g`,
       )
       if (every && b % every === 0) await db.exec('CHECKPOINT')
-      const wal = await mb(path.join(dir, 'pg_wal'))
+      const wal = Math.round(await dirSizeMb(path.join(dir, 'pg_wal')))
       peak = Math.max(peak, wal)
       if (b % Math.max(1, Math.floor(opts.batches / 4)) === 0) samples.push(wal)
     }
     const seconds = (performance.now() - t0) / 1000
     const table = await tableMb(db)
     await db.close()
-    const closed = await mb(path.join(dir, 'pg_wal'))
+    const closed = Math.round(await dirSizeMb(path.join(dir, 'pg_wal')))
     await d.cleanup()
     const label = every ? `CHECKPOINT every ${every} transactions` : 'no CHECKPOINT (before)'
     runs.push({
@@ -53,12 +52,6 @@ export async function benchWal(opts: { batches: number; every: number }): Promis
     rows,
   )
   return { wal: runs }
-}
-
-async function mb(dir: string): Promise<number> {
-  let total = 0
-  for (const f of await readdir(dir)) total += (await stat(path.join(dir, f)).catch(() => ({ size: 0 }))).size
-  return Math.round(total / 2 ** 20)
 }
 
 async function tableMb(db: Awaited<ReturnType<typeof openPGlite>>): Promise<number> {

@@ -237,8 +237,8 @@ export async function markSynced(db: Db, collectionId: string, opts: { full: boo
 /**
  * Reclaims dead row versions of the tables every document write updates, and checkpoints (during
  * long imports). Embedded PGlite runs no checkpointer process: without a CHECKPOINT its
- * write-ahead log keeps every segment until the store closes (9 GB of pg_wal partway through
- * loading a million chunks, docs/benchmarks.md). After one, Postgres recycles the old segments
+ * write-ahead log keeps every segment until the store closes (19.7 GB of pg_wal beside 2.4 GB of
+ * tables partway through loading a million chunks, docs/benchmarks.md). After one, Postgres recycles the old segments
  * (up to max_wal_size, 1 GB) instead of adding new ones.
  */
 export async function vacuumHotTables(db: Db): Promise<void> {
