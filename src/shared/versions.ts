@@ -7,20 +7,30 @@
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 const SEMVER = /^v?\d+(\.\d+){1,3}$/i
 const PRERELEASE_WORDS = new Set(['draft', 'next', 'latest', 'unreleased', 'canary', 'nightly', 'preview'])
+/**
+ * Names documentation tools give a development build (Read the Docs' `latest` is shown as `dev`,
+ * Antora's `master`/`trunk`, mike's `main`): pre-releases, but too common as ordinary folder names
+ * ("dev/setup.md") to make a path segment a version by themselves.
+ */
+const DEVELOPMENT_NAMES = new Set(['dev', 'develop', 'development', 'main', 'master', 'trunk'])
+/** A numbered pre-release: 2.0.0-beta.21, 4.4-preview, 1.0rc1, 3.2.0.dev0. */
+const NUMBERED_PRERELEASE = /^v?\d+(?:\.\d+)*(?:[-.+]?)(?:alpha|beta|rc|pre|preview|dev|next|canary|nightly|snapshot|prerelease)/i
 
 export function isVersionSegment(segment: string): boolean {
   return DATE.test(segment) || SEMVER.test(segment) || PRERELEASE_WORDS.has(segment.toLowerCase())
 }
 
 export function isPrerelease(version: string): boolean {
-  return PRERELEASE_WORDS.has(version.toLowerCase())
+  const v = version.toLowerCase()
+  return PRERELEASE_WORDS.has(v) || DEVELOPMENT_NAMES.has(v) || NUMBERED_PRERELEASE.test(v)
 }
 
+/** Numeric parts of a version ("v1.2.x" is 1.2, "2.0.0-beta.21" is 2.0.0), or none for a name. */
 function versionKey(v: string): number[] {
   const clean = v.replace(/^v/i, '')
   if (DATE.test(clean)) return clean.split('-').map(Number)
-  if (/^\d+(\.\d+)*$/.test(clean)) return clean.split('.').map(Number)
-  return []
+  const m = /^\d+(?:\.\d+)*/.exec(clean)
+  return m ? m[0].split('.').map(Number) : []
 }
 
 /** Orders versions oldest first; released before pre-release words at the end. */
@@ -30,6 +40,8 @@ export function compareVersions(a: string, b: string): number {
   if (pa !== pb) return pa ? 1 : -1
   const ka = versionKey(a)
   const kb = versionKey(b)
+  // Among pre-releases a word (next, draft, dev) is the unreleased head: after numbered betas.
+  if (pa && pb && (ka.length === 0) !== (kb.length === 0)) return ka.length === 0 ? 1 : -1
   for (let i = 0; i < Math.max(ka.length, kb.length); i++) {
     const d = (ka[i] ?? 0) - (kb[i] ?? 0)
     if (d !== 0) return d

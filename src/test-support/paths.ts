@@ -9,6 +9,11 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const mcpCorpus = path.resolve(repoRoot, '../shared/corpora/mcp-docs')
 export const fixtureModels = path.join(repoRoot, 'test-fixtures/models')
 export const goldenQuestions = path.join(repoRoot, 'evals/datasets/mcp-docs/questions.jsonl')
+/**
+ * The Fastify docs in a Docusaurus layout, built from pinned npm packages by
+ * `bash evals/corpora/build-fastify-docusaurus.sh .corpora/fastify-docs` (.ci/run does).
+ */
+export const fastifyDocsCorpus = path.resolve(process.env['DOCENT_FASTIFY_DOCS'] ?? path.join(repoRoot, '.corpora/fastify-docs'))
 
 /** A real temporary directory, removed by the returned cleanup. */
 export async function tempDir(prefix = 'docent-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {

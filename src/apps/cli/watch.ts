@@ -4,7 +4,7 @@ import { describeOwner } from '../../engine/store/lock'
 import { collectionSlug } from '../../engine/store/ids'
 import type { CollectionWatch, WatchEvent } from '../../engine/watch/collection-watcher'
 import type { EventPayload } from '../../shared/api'
-import { Library } from '../library'
+import { Library, requireLibraryFolder } from '../library'
 
 /**
  * `docent watch [--collection <name>...] [--data <dir> | --database <url>] [--models <dir>]`: keeps collections in
@@ -61,6 +61,8 @@ export async function cmdWatch(argv: string[]): Promise<void> {
       models: { type: 'string' },
     },
   })
+  // Nothing to watch where no folder was ever imported (a mistyped --data).
+  requireLibraryFolder(values)
   const print = (e: WatchEvent) => {
     const line = formatWatchEvent(e)
     if (line) process.stdout.write(line + '\n')

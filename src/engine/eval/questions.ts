@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
+import { PACKED_HEADINGS_JOINER } from '../ingest/chunker'
 
 /** The evaluation question format (docs/contracts.md, "Evaluation questions"); other tools write these files. */
 export const GoldRef = z.object({
@@ -60,10 +61,12 @@ export function isHit(
 ): boolean {
   if (hit.path !== gold.path) return false
   // "Contains" means one element of the breadcrumb is the heading: a substring test would let the
-  // gold heading "Tool" match "Tools" or "Tool Result" and inflate recall.
+  // gold heading "Tool" match "Tools" or "Tool Result" and inflate recall. A chunk that packs small
+  // deep sections names each of them in its last element.
   if (gold.heading) {
     const want = normaliseHeading(gold.heading)
-    if (!hit.heading.split(' > ').some((h) => normaliseHeading(h) === want)) return false
+    const names = hit.heading.split(' > ').flatMap((h) => h.split(PACKED_HEADINGS_JOINER))
+    if (!names.some((h) => normaliseHeading(h) === want)) return false
   }
   if (gold.page !== undefined) {
     if (hit.page === null) return false

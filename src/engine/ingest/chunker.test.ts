@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { approximateTokenCounter, chunkDocument, DEFAULT_CHUNK_OPTIONS, type TokenCounter } from './chunker'
+import { parseMarkdownString } from './parsers/markdown'
 import type { ParsedDocument } from './types'
 
 const words = (n: number, w = 'word') => Array.from({ length: n }, (_, i) => `${w}${i}.`).join(' ')
@@ -100,5 +101,107 @@ describe('chunkDocument', () => {
       wordCounter,
     )
     expect(a.map((c) => c.ordinal)).toEqual([0, 0])
+  })
+})
+
+describe('sections under level 4-6 headings', () => {
+  const reference = [
+    '# CLI',
+    '',
+    '## Options',
+    '',
+    'Flags the server takes.',
+    '',
+    '#### --port',
+    '',
+    'The port to listen on. Default 8080.',
+    '',
+    '#### --host',
+    '',
+    'The address to bind. Default localhost.',
+    '',
+    '##### IPv6',
+    '',
+    'Brackets around the address.',
+    '',
+    '#### --verbose',
+    '',
+    'Log every request.',
+    '',
+    '### Exit codes',
+    '',
+    'Zero on success.',
+    '',
+  ].join('\n')
+
+  it('packs small deep sections with their level 1-3 section and names each of them in the breadcrumb', () => {
+    const chunks = chunkDocument(parseMarkdownString(reference, 'cli.md'), wordCounter)
+    expect(chunks.map((c) => c.breadcrumb)).toEqual([
+      ['CLI', 'Options', '--port · --host · IPv6 · --verbose'],
+      ['CLI', 'Options', 'Exit codes'],
+    ])
+    // Where a packed section starts, its heading is a line of the text.
+    expect(chunks[0]!.text).toBe(
+      'Flags the server takes.\n\n--port\n\nThe port to listen on. Default 8080.\n\n--host\n\nThe address to bind. Default localhost.\n\nIPv6\n\nBrackets around the address.\n\n--verbose\n\nLog every request.',
+    )
+  })
+
+  it('gives a deep section its own full breadcrumb when it is alone in a chunk', () => {
+    const chunks = chunkDocument(parseMarkdownString(reference, 'cli.md'), wordCounter, { maxTokens: 14, overlapTokens: 0 })
+    expect(chunks.map((c) => c.breadcrumb.join(' > '))).toEqual([
+      'CLI > Options',
+      'CLI > Options > --port',
+      'CLI > Options > --host',
+      'CLI > Options > --host > IPv6',
+      'CLI > Options > --verbose',
+      'CLI > Options > Exit codes',
+    ])
+    for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(14)
+    // A chunk that starts a section does not repeat its heading in the text: the breadcrumb has it.
+    expect(chunks[1]!.text).toBe('The port to listen on. Default 8080.')
+  })
+
+  it('keeps every chunk inside the budget, breadcrumb included, however many sections it names', () => {
+    const lines = ['# Keys', '', '## Settings', '']
+    for (let i = 0; i < 60; i++) lines.push(`#### settingNumber${i}`, '', `Sets thing ${i}.`, '')
+    const chunks = chunkDocument(parseMarkdownString(lines.join('\n'), 'keys.md'), wordCounter, {
+      maxTokens: 40,
+      overlapTokens: 5,
+    })
+    expect(chunks.length).toBeGreaterThan(5)
+    for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(40)
+    // Every key is named by the breadcrumb of the chunk that holds its text.
+    for (let i = 0; i < 60; i++) {
+      const holder = chunks.find((c) => c.text.includes(`Sets thing ${i}.`))!
+      expect(holder.breadcrumb.at(-1)!.split(' · ')).toContain(`settingNumber${i}`)
+    }
+  })
+
+  it('does not pack deep sections of different tabs together', () => {
+    const md = [
+      '## Install',
+      '',
+      '<Tabs>',
+      '<Tab title="Python">',
+      '',
+      '#### Requirements',
+      '',
+      'Python 3.10.',
+      '',
+      '</Tab>',
+      '<Tab title="Node">',
+      '',
+      '#### Requirements',
+      '',
+      'Node 20.',
+      '',
+      '</Tab>',
+      '</Tabs>',
+    ].join('\n')
+    const chunks = chunkDocument(parseMarkdownString(md, 'install.mdx'), wordCounter)
+    expect(chunks.map((c) => c.breadcrumb.join(' > '))).toEqual([
+      'Install > Python > Requirements',
+      'Install > Node > Requirements',
+    ])
   })
 })

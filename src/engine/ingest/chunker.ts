@@ -1,7 +1,9 @@
-import type { ParsedBlock, ParsedDocument } from './types'
+import { PACK_LEVEL } from './parsers/builder'
+import type { ParsedBlock, ParsedDocument, ParsedSection } from './types'
 
 /**
- * Heading-aware chunking. A chunk never straddles two sections; long sections are split at block,
+ * Heading-aware chunking. A chunk never straddles two sections of level 1-3 (small sections under
+ * deeper headings are packed with their neighbours, each named in the breadcrumb); long sections are split at block,
  * then sentence, then word boundaries with a small overlap; code blocks and tables stay whole when
  * they fit. All sizes are in tokens of the embedding model's tokenizer (TokenCounter), counted on
  * the text the model actually sees: breadcrumb line + chunk text.
@@ -48,7 +50,7 @@ export interface Chunk {
 }
 
 export function chunkerSignature(counter: TokenCounter, opts: ChunkOptions = DEFAULT_CHUNK_OPTIONS): string {
-  return `chunker-v2;max=${opts.maxTokens};overlap=${opts.overlapTokens};tok=${counter.id}`
+  return `chunker-v3;max=${opts.maxTokens};overlap=${opts.overlapTokens};tok=${counter.id}`
 }
 
 /** The text given to the embedding model for a chunk: its breadcrumb line, then its text. */
@@ -120,100 +122,167 @@ function tailForOverlap(text: string, overlapTokens: number, counter: TokenCount
 }
 
 /**
- * Headings of level 4 and deeper are minor subdivisions (a parameter, an example) that would
- * otherwise make tiny chunks which match few query words. They are folded into their nearest
- * ancestor section of level 1-3, their heading kept as a line of text; the section is then split
- * by size like any other.
+ * Sections under level 4-6 headings are often small (a CLI flag, a config key, an API method):
+ * alone they make tiny chunks that match few query words. Consecutive ones under the same level
+ * 1-3 section are packed together (with that section's own text) up to the size budget, and a
+ * chunk's breadcrumb names every one of them, so a passage under `#### someOption` is cited under
+ * its own heading (docs/contracts.md, "Evaluation questions").
  */
-export const FOLD_LEVEL = 3
+export const PACKED_HEADINGS_JOINER = ' · '
 
-export function foldDeepSections(sections: ParsedDocument['sections']): ParsedDocument['sections'] {
-  const out: ParsedDocument['sections'] = []
-  for (const section of sections) {
-    const anchor = out[out.length - 1]
-    const isDescendant =
-      anchor !== undefined &&
-      anchor.headings.length < section.headings.length &&
-      anchor.headings.every((h, i) => section.headings[i] === h)
-    if (section.level > FOLD_LEVEL && anchor && isDescendant && anchor.level <= FOLD_LEVEL) {
-      const extra = section.headings.slice(anchor.headings.length).join(' > ')
-      const page = section.blocks[0]?.page
-      anchor.blocks.push({ kind: 'paragraph', text: extra, page }, ...section.blocks)
+/** Sections packed together: the first, then deep sections anchored at the same level 1-3 section. */
+function packGroups(sections: readonly ParsedSection[]): ParsedSection[][] {
+  const groups: ParsedSection[][] = []
+  let key: string | null = null
+  for (const s of sections) {
+    const own = s.anchor === undefined ? null : s.headings.slice(0, s.anchor).join('\u0000')
+    if (own !== null && own === key) {
+      groups[groups.length - 1]!.push(s)
       continue
     }
-    out.push({ ...section, blocks: [...section.blocks] })
+    groups.push([s])
+    // A section at level 1-3 anchors the deep sections that follow it; a deep one, its siblings.
+    key = s.anchor === undefined ? (s.level <= PACK_LEVEL ? s.headings.join('\u0000') : null) : own
   }
-  return out
+  return groups
+}
+
+/**
+ * The breadcrumb of a chunk holding parts of these sections of one group: a single section's own,
+ * else the anchor's followed by the headings of the deep sections it holds.
+ */
+function packedBreadcrumb(parts: readonly ParsedSection[]): string[] {
+  if (parts.length === 0) return []
+  if (parts.length === 1) return parts[0]!.headings
+  const deep = parts.filter((p) => p.anchor !== undefined)
+  const anchorLen = deep[0]?.anchor ?? 0
+  const prefix = parts[0]!.headings.slice(0, anchorLen)
+  if (deep.length === 1) return deep[0]!.headings
+  return [...prefix, deep.map((p) => p.headings[p.headings.length - 1]!).join(PACKED_HEADINGS_JOINER)]
+}
+
+function withTitle(title: string | null, headings: readonly string[]): string[] {
+  const clean = headings.map((h) => h.trim()).filter(Boolean)
+  return title && clean[0] !== title ? [title, ...clean] : clean
+}
+
+function crumbTokensOf(breadcrumb: readonly string[], counter: TokenCounter): number {
+  return breadcrumb.length ? counter.count(breadcrumb.join(' > ')) + 2 : 0
+}
+
+interface PackUnit extends Unit {
+  section: ParsedSection
+  /** A deep section's heading, written before its first unit when that is not where the chunk starts. */
+  lead: string | null
+  /** Tokens it adds to a chunk: its text, its lead and the blank line before it. */
+  tokens: number
+}
+
+/** Splits a section's blocks into units that each fit `budget`. */
+function sectionUnits(section: ParsedSection, budget: number, counter: TokenCounter, opts: ChunkOptions): Unit[] {
+  const units: Unit[] = []
+  for (const block of section.blocks) {
+    const text = blockText(block)
+    if (!text) continue
+    const prose = block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote'
+    if (counter.count(text) <= budget) {
+      units.push({ text, page: block.page, prose })
+      continue
+    }
+    const inner = block.kind === 'code' ? block.text : text
+    // Prose pieces leave room for the overlap carried over from the piece before.
+    const pieceBudget = block.kind === 'code' ? budget - 4 : prose ? Math.max(16, budget - opts.overlapTokens - 2) : budget
+    const pieces = splitToBudget(inner, pieceBudget, counter, !prose)
+    for (const p of pieces) units.push({ text: block.kind === 'code' ? '```\n' + p + '\n```' : p, page: block.page, prose })
+  }
+  return units
 }
 
 export function chunkDocument(doc: ParsedDocument, counter: TokenCounter, opts: ChunkOptions = DEFAULT_CHUNK_OPTIONS): Chunk[] {
   const chunks: Chunk[] = []
   const ordinals = new Map<string, number>()
   const title = doc.title?.trim() || null
+  for (const group of packGroups(doc.sections)) chunkGroup(group, title, counter, opts, chunks, ordinals)
+  return chunks
+}
 
-  for (const section of foldDeepSections(doc.sections)) {
-    const headings = section.headings.map((h) => h.trim()).filter(Boolean)
-    const breadcrumb = title && headings[0] !== title ? [title, ...headings] : headings
-    const crumbTokens = breadcrumb.length ? counter.count(breadcrumb.join(' > ')) + 2 : 0
-    const budget = Math.max(32, opts.maxTokens - crumbTokens)
+/** Chunks one group of sections: never across groups, and across sections only within a group. */
+function chunkGroup(
+  group: readonly ParsedSection[],
+  title: string | null,
+  counter: TokenCounter,
+  opts: ChunkOptions,
+  chunks: Chunk[],
+  ordinals: Map<string, number>,
+): void {
+  const units: PackUnit[] = []
+  for (const section of group) {
+    // Each section's pieces must fit beside its own breadcrumb, the longest a chunk of one section has.
+    const budget = Math.max(32, opts.maxTokens - crumbTokensOf(withTitle(title, section.headings), counter))
+    const lead = section.anchor !== undefined && group.length > 1 ? section.headings[section.headings.length - 1]! : null
+    sectionUnits(section, budget, counter, opts).forEach((u, i) => {
+      const own = i === 0 ? lead : null
+      units.push({ ...u, section, lead: own, tokens: counter.count(u.text) + 1 + (own ? counter.count(own) + 1 : 0) })
+    })
+  }
+  if (units.length === 0) return
 
-    const units: Unit[] = []
-    for (const block of section.blocks) {
-      const text = blockText(block)
-      if (!text) continue
-      const prose = block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote'
-      if (counter.count(text) <= budget) {
-        units.push({ text, page: block.page, prose })
-      } else {
-        const inner = block.kind === 'code' ? block.text : text
-        // Prose pieces leave room for the overlap carried over from the piece before.
-        const pieceBudget = block.kind === 'code' ? budget - 4 : prose ? Math.max(16, budget - opts.overlapTokens - 2) : budget
-        const pieces = splitToBudget(inner, pieceBudget, counter, !prose)
-        for (const p of pieces) units.push({ text: block.kind === 'code' ? '```\n' + p + '\n```' : p, page: block.page, prose })
-      }
-    }
-    if (units.length === 0) continue
-
+  let current: PackUnit[] = []
+  let currentTokens = 0
+  const sections = new Set<ParsedSection>()
+  let crumbTokens = 0
+  const crumbOf = (list: Iterable<ParsedSection>) => withTitle(title, packedBreadcrumb([...list]))
+  const start = (first: PackUnit[]) => {
+    current = first
+    currentTokens = first.reduce((n, u) => n + u.tokens, 0)
+    sections.clear()
+    for (const u of first) sections.add(u.section)
+    crumbTokens = crumbTokensOf(crumbOf(sections), counter)
+  }
+  const emit = () => {
+    if (current.length === 0) return
+    const breadcrumb = crumbOf(sections)
+    const text = current.map((u, i) => (i > 0 && u.lead ? `${u.lead}\n\n${u.text}` : u.text)).join('\n\n')
     const key = breadcrumb.join('\u0000')
-    let current: Unit[] = []
-    let currentTokens = 0
-    const emit = () => {
-      if (current.length === 0) return
-      const text = current.map((u) => u.text).join('\n\n')
-      const pages = current.map((u) => u.page).filter((p): p is number => typeof p === 'number')
-      const ordinal = ordinals.get(key) ?? 0
-      ordinals.set(key, ordinal + 1)
-      chunks.push({
-        breadcrumb,
-        ordinal,
-        text,
-        pageStart: pages.length ? Math.min(...pages) : null,
-        pageEnd: pages.length ? Math.max(...pages) : null,
-        tokenCount: crumbTokens + counter.count(text),
-      })
-    }
+    const ordinal = ordinals.get(key) ?? 0
+    ordinals.set(key, ordinal + 1)
+    const pages = current.map((u) => u.page).filter((p): p is number => typeof p === 'number')
+    chunks.push({
+      breadcrumb,
+      ordinal,
+      text,
+      pageStart: pages.length ? Math.min(...pages) : null,
+      pageEnd: pages.length ? Math.max(...pages) : null,
+      tokenCount: crumbTokensOf(breadcrumb, counter) + counter.count(text),
+    })
+  }
 
-    for (const unit of units) {
-      const unitTokens = counter.count(unit.text) + 1
-      if (current.length > 0 && currentTokens + unitTokens > budget) {
-        const last = current[current.length - 1]!
-        emit()
-        current = []
-        currentTokens = 0
-        // Overlap: repeat the end of the previous prose so a split sentence keeps its context.
-        if (last.prose && unit.prose) {
-          const tail = tailForOverlap(last.text, opts.overlapTokens, counter)
-          const tailTokens = tail ? counter.count(tail) + 1 : 0
-          if (tail && tailTokens + unitTokens <= budget) {
-            current.push({ text: tail, page: last.page, prose: true })
-            currentTokens = tailTokens
-          }
-        }
+  for (const unit of units) {
+    // A section joining the chunk lengthens its breadcrumb: the budget is counted with the new one.
+    const crumbWith = sections.has(unit.section) ? crumbTokens : crumbTokensOf(crumbOf([...sections, unit.section]), counter)
+    if (current.length > 0 && crumbWith + currentTokens + unit.tokens > opts.maxTokens) {
+      const last = current[current.length - 1]!
+      emit()
+      start([])
+      // Overlap: repeat the end of the previous prose of the same section so a split sentence keeps its context.
+      if (last.prose && unit.prose && last.section === unit.section) {
+        const tail = tailForOverlap(last.text, opts.overlapTokens, counter)
+        const tokens = tail ? counter.count(tail) + 1 : 0
+        if (tail && crumbTokensOf(crumbOf([unit.section]), counter) + tokens + unit.tokens <= opts.maxTokens)
+          start([{ text: tail, page: last.page, prose: true, section: last.section, lead: null, tokens }])
       }
       current.push(unit)
-      currentTokens += unitTokens
+      currentTokens += unit.tokens
+      if (!sections.has(unit.section)) {
+        sections.add(unit.section)
+        crumbTokens = crumbTokensOf(crumbOf(sections), counter)
+      }
+      continue
     }
-    emit()
+    current.push(unit)
+    currentTokens += unit.tokens
+    sections.add(unit.section)
+    crumbTokens = crumbWith
   }
-  return chunks
+  emit()
 }

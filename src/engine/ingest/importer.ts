@@ -4,16 +4,16 @@ import type { Db } from '../store/db'
 import { collectionRoot } from '../store/collections'
 import { markSynced, upsertCollection } from '../store/writer'
 import { type TokenCounter, chunkerSignature } from './chunker'
-import type { WalkIssue } from './walk'
 import { finishImportJob, recordImportProgress, startImportJob } from './jobs'
-import { type PreparedDocument, chunkParsed } from './sync/chunk'
+import { PARSERS_VERSION } from './parsers/index'
+import type { PreparedDocument } from './sync/chunk'
 import { type EmbedderLike, embedBatch } from './sync/embed'
-import { parsePlanned, readPlanned } from './sync/parse'
-import { type PlannedFile, planSync } from './sync/plan'
+import { FilePreparer } from './sync/prepare'
+import { planSync, type SyncPlan } from './sync/plan'
 import { ProgressReporter } from './sync/progress'
 import { StageTimer } from './sync/timings'
 import type { ParsePool } from './parsers/worker-pool'
-import { DocumentWriter, pruneDeleted, writeFailure, writeTouched } from './sync/write'
+import { DocumentWriter, pruneDeleted } from './sync/write'
 import type { ImportProgress, ImportReport } from '../../shared/api'
 
 // The report and progress cross to the app as they are: their one definition is the contract's.
@@ -108,6 +108,15 @@ async function checkFolder(db: Db, root: string, collection: string): Promise<vo
 const EMBED_FLUSH_TEXTS = 64
 
 /**
+ * What a document must have been read with to count as current: the chunker (and its tokenizer)
+ * and the parsers. A change of either reads every document again on its next sync (embeddings of
+ * unchanged text come from the cache), and tries again the files that failed.
+ */
+export function importSignature(counter: TokenCounter): string {
+  return `${chunkerSignature(counter)};parsers=${PARSERS_VERSION}`
+}
+
+/**
  * Imports (syncs) a folder into a collection. A full import is recorded as a job in import_jobs
  * (jobs.ts) so that one stopped by a crash or a quit can be resumed: by importing again.
  */
@@ -129,15 +138,45 @@ export async function importFolder(db: Db, folder: string, opts: ImportOptions):
 }
 
 /**
+ * Refuses a sync that would remove every document of the collection unless the person confirmed
+ * it: an unmounted drive or a moved folder looks just like an emptied one, and removing every
+ * document on its say-so would lose the whole index without a word. Never for a watcher's sync.
+ */
+function checkNotEmptying(plan: SyncPlan, root: string, collection: string, opts: ImportOptions): void {
+  if (plan.stored > 0 && plan.deleted.length === plan.stored && !(opts.allowEmpty && !opts.onlyPaths)) {
+    throw new ImportRefusedError(
+      `This sync would remove all ${plan.stored} documents of "${collection}": ${root} ` +
+        (plan.walk.files.length === 0 ? 'has none of its files now' : 'has none of the files it was imported with') +
+        ' (a drive not connected, or the folder moved?). Nothing was removed. If the folder really changed, confirm the sync to empty the collection, or remove the collection.',
+      'would_empty_collection',
+    )
+  }
+}
+
+/** The notices of a finished sync, after the ones gathered on the way. */
+function closingNotices(files: FilePreparer, opts: ImportOptions): string[] {
+  const out = [...files.notices]
+  const n = files.notRetried
+  if (n > 0)
+    out.push(
+      `${n} file${n === 1 ? '' : 's'} that failed before ${n === 1 ? 'was' : 'were'} not read again (unchanged since); ${n === 1 ? 'it is' : 'they are'} tried again when changed.`,
+    )
+  if (!opts.embedder)
+    out.push('No embedding model is installed: imported for keyword search; vector search starts once a model is installed.')
+  return out
+}
+
+/**
  * One sync of a folder, as a pipeline of stages (sync/): plan (walk, compare with the store), then
- * per file parse and chunk, per batch embed and write, and last prune what is gone. Every document
- * is written whole in one transaction, so a cancel or a crash leaves only complete documents and
- * the next sync picks up the rest.
+ * per file read, parse and chunk (sync/prepare.ts), per batch embed and write, and last prune what
+ * is gone. Every document is written whole in one transaction, so a cancel or a crash leaves only
+ * complete documents and the next sync picks up the rest; a document that fails at any stage,
+ * writing included, is that file's failure and the rest of the folder goes on.
  */
 async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: string | null): Promise<ImportReport> {
   const started = Date.now()
   const { collection, signal } = opts
-  const signature = chunkerSignature(opts.tokenCounter)
+  const signature = importSignature(opts.tokenCounter)
   const timer = new StageTimer()
   const progress = new ProgressReporter(collection, started, opts.onProgress)
   const p = progress.state
@@ -146,71 +185,38 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
 
   const plan = await planSync(db, root, { collection, signature, onlyPaths: opts.onlyPaths, signal }, timer)
   const { walk } = plan
-  // An unmounted drive or a moved folder looks just like an emptied one: removing every document
-  // on its say-so would lose the whole index without a word. Only a person may confirm it, and
-  // never for a watcher's sync.
-  if (plan.stored > 0 && plan.deleted.length === plan.stored && !(opts.allowEmpty && !opts.onlyPaths)) {
-    throw new ImportRefusedError(
-      `This sync would remove all ${plan.stored} documents of "${collection}": ${root} ` +
-        (walk.files.length === 0 ? 'has none of its files now' : 'has none of the files it was imported with') +
-        ' (a drive not connected, or the folder moved?). Nothing was removed. If the folder really changed, confirm the sync to empty the collection, or remove the collection.',
-      'would_empty_collection',
-    )
-  }
+  checkNotEmptying(plan, root, collection, opts)
   if (plan.kept > 0) {
     const where = walk.unlisted.map((u) => (u === '.' ? root : u)).join(', ')
     notices.push(
       `${plan.kept} document${plan.kept === 1 ? ' was' : 's were'} kept because ${where} could not be opened; they stay searchable until it can be read again.`,
     )
   }
-  const failed: WalkIssue[] = [...walk.failed]
+  const files = new FilePreparer(
+    {
+      db,
+      root: walk.root,
+      collection,
+      signature,
+      tokenCounter: opts.tokenCounter,
+      kinds: opts.kinds,
+      signal,
+      pool: opts.parsePool,
+      timer,
+      progress,
+      onFailed: (path, reason) => opts.onDocument?.({ path, change: 'failed', reason }),
+    },
+    walk.failed,
+  )
   p.filesTotal = walk.files.length
   p.skipped = walk.skipped.length
-  p.failed = failed.length
+  p.failed = walk.failed.length
   p.bytesTotal = walk.files.reduce((s, f) => s + f.size, 0)
   p.phase = 'importing'
   progress.startWork()
   progress.emit(true)
   let lastJobUpdate = Date.now()
   if (jobId) await recordImportProgress(db, jobId, 0, walk.files.length)
-
-  const fail = async (item: PlannedFile, reason: string) => {
-    failed.push({ relativePath: item.file.relativePath, reason })
-    await writeFailure(db, collection, item, reason)
-    opts.onDocument?.({ path: item.file.relativePath, change: 'failed', reason })
-    p.failed++
-  }
-
-  /** Parse and chunk one file; null when there is nothing to write (unchanged, or failed and recorded). */
-  const prepare = async (item: PlannedFile): Promise<PreparedDocument | null> => {
-    if (item.decision === 'unchanged') {
-      p.unchanged++
-      return null
-    }
-    const read = await readPlanned(walk.root, item, timer)
-    if (read.status === 'unreadable') {
-      await fail(item, read.reason)
-      return null
-    }
-    progress.worked(item.file.size)
-    if (read.status === 'same') {
-      await writeTouched(db, item)
-      p.unchanged++
-      return null
-    }
-    try {
-      const parsed = await parsePlanned(item, read, opts.kinds, timer, { signal, pool: opts.parsePool })
-      const t0 = performance.now()
-      const prepared = chunkParsed(item, parsed, { collection, signature, tokenCounter: opts.tokenCounter })
-      timer.add('chunk', performance.now() - t0)
-      return prepared
-    } catch (err) {
-      // A cancelled parse is a cancelled import (caught below), not a file that failed.
-      if (signal?.aborted) throw err
-      await fail(item, err instanceof Error ? err.message : String(err))
-      return null
-    }
-  }
 
   let embedder = opts.embedder
   const writer = new DocumentWriter(db, timer)
@@ -235,11 +241,12 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       }
       p.phase = 'importing'
     }
-    await writer.write(batch, (d) => {
+    const written = (d: PreparedDocument) => {
       p.imported++
       p.chunksWritten += d.chunks.length
       opts.onDocument?.({ path: d.doc.path, change: d.change })
-    })
+    }
+    await writer.write(batch, written, (d, err) => files.writeFailed(d, err))
     progress.emit()
     if (jobId && Date.now() - lastJobUpdate > 1000) {
       lastJobUpdate = Date.now()
@@ -256,7 +263,7 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       }
       p.currentFile = item.file.relativePath
       progress.emit()
-      const prepared = await prepare(item)
+      const prepared = await files.prepare(item)
       if (prepared) {
         pending.push(prepared)
         pendingTexts += prepared.texts.length
@@ -289,8 +296,7 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
   p.phase = cancelled ? 'cancelled' : 'done'
   p.currentFile = null
   progress.emit(true)
-  if (!opts.embedder)
-    notices.push('No embedding model is installed: imported for keyword search; vector search starts once a model is installed.')
+  notices.push(...closingNotices(files, opts))
   return {
     collection,
     root,
@@ -298,7 +304,7 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
     imported: p.imported,
     unchanged: p.unchanged,
     skipped: walk.skipped.length,
-    failed: failed.map((f) => ({ path: f.relativePath, reason: f.reason })),
+    failed: files.failed.map((f) => ({ path: f.relativePath, reason: f.reason })),
     skipped_files: walk.skipped.map((s) => ({ path: s.relativePath, reason: s.reason })),
     pruned,
     chunks_total: Number(rows[0]?.n ?? 0),

@@ -20,6 +20,12 @@ export interface ParsedSection {
   headings: string[]
   /** Heading level of this section's own heading (1-6), 0 for the intro. */
   level: number
+  /**
+   * For a section under a level-4 or deeper heading: how many leading entries of `headings` name its
+   * nearest level 1-3 section, the one it is packed with (chunker.ts). Absent when it has none, or
+   * when a container (a tab) opened between the two.
+   */
+  anchor?: number
   blocks: ParsedBlock[]
 }
 
@@ -31,6 +37,40 @@ export interface ParsedDocument {
   sections: ParsedSection[]
   /** Number of pages for paged formats. */
   pageCount?: number
+  /** Per page, for paged formats (PDF): what its text layer gave. */
+  pages?: ParsedPage[]
+  /**
+   * What the person should know about a file that did import (pages left out, and why), in words,
+   * without the file's name (the import report adds it).
+   */
+  notices?: string[]
+}
+
+/** One page of a paged format, as its text layer read. */
+export interface ParsedPage {
+  /** 1-based page number. */
+  page: number
+  /** Characters of text kept from the page; 0 for a blank page, a scanned one, or an unreadable one. */
+  chars: number
+  /**
+   * The page's text layer is mostly control or private-use characters (its font has no usable
+   * ToUnicode map: see textcheck.ts, isUnreadableText). None of it was kept; only text
+   * recognition of the rendered page can read it.
+   */
+  unreadable: boolean
+}
+
+/** How far a parser is inside one file: `pages` parsed (or `ocr`: pages read by text recognition). */
+export interface FileProgress {
+  stage: 'pages' | 'ocr'
+  done: number
+  total: number
+}
+
+/** What a parser may report while it reads one file. */
+export interface ParseContext {
+  /** Progress inside a long file, page by page. */
+  onProgress?: (p: FileProgress) => void
 }
 
 /** A file a parser cannot read. The message is shown to the person, so it says what is wrong in words. */
@@ -38,4 +78,4 @@ export class ParseError extends Error {
   override readonly name = 'ParseError'
 }
 
-export type ParserFn = (bytes: Uint8Array, relativePath: string) => Promise<ParsedDocument>
+export type ParserFn = (bytes: Uint8Array, relativePath: string, ctx?: ParseContext) => Promise<ParsedDocument>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compareVersions, detectKind, detectVersion, latestVersion } from './versions'
+import { compareVersions, detectKind, detectVersion, isPrerelease, latestVersion } from './versions'
 
 describe('detectVersion', () => {
   it('prefers front matter over the path', () => {
@@ -39,5 +39,23 @@ describe('latestVersion', () => {
   })
   it('orders pre-releases after releases', () => {
     expect(['draft', '1.0.0', '0.9'].sort(compareVersions)).toEqual(['0.9', '1.0.0', 'draft'])
+  })
+})
+
+describe('versions as documentation tools name them', () => {
+  it('never takes a development build or a numbered pre-release for the latest release', () => {
+    expect(latestVersion(['30.4', '30.3', '2.0.0-beta.21', 'next'])).toBe('30.4')
+    expect(latestVersion(['3.1', 'dev', 'main', '4.0-prerelease', '4.1-beta.1'])).toBe('3.1')
+    expect(latestVersion(['4.4-preview', '4.3'])).toBe('4.3')
+    for (const v of ['dev', 'master', 'trunk', '2.0.0-beta.21', '1.0rc1', '3.2.0.dev0']) expect(isPrerelease(v)).toBe(true)
+    for (const v of ['3.1', '30.4', 'v1.2', '2025-03-26', 'stable', '3.29.x']) expect(isPrerelease(v)).toBe(false)
+  })
+  it('orders "x" releases and numbered pre-releases by their numbers', () => {
+    expect(['3.10.x', '3.9.x', '3.29.5'].sort(compareVersions)).toEqual(['3.9.x', '3.10.x', '3.29.5'])
+    expect(['next', '2.0.0-beta.21', '1.9'].sort(compareVersions)).toEqual(['1.9', '2.0.0-beta.21', 'next'])
+  })
+  it('does not make a folder named dev or main a version by itself', () => {
+    expect(detectVersion('dev/setup.md', {})).toBeNull()
+    expect(detectVersion('main/index.md', {})).toBeNull()
   })
 })

@@ -1,19 +1,30 @@
 /**
  * Versions and source-kind labels (docs/contracts.md, "Versions of a collection").
  *
- * A document's version comes from front matter (`version:`) or from a path segment that looks like a
- * version: a date (2025-03-26), v1.2, 1.2.0, or a pre-release word (draft, next, latest, ...).
- * `latest` as a scope means the highest *released* version, never a pre-release.
+ * A document's version comes from front matter (`version:`), else from the layout of a
+ * documentation tool (version-layouts.ts: Docusaurus, mike, Read the Docs, Antora), else from a
+ * path segment that looks like a version: a date (2025-03-26), v1.2, 1.2.0, or a pre-release word
+ * (draft, next, latest, ...). `latest` as a scope means the highest *released* version, never a
+ * pre-release.
  */
 
 export { compareVersions, isPrerelease, isVersionSegment, latestVersion } from '../../shared/versions'
 import { isVersionSegment } from '../../shared/versions'
+import { NO_LAYOUT, type LayoutVerdict } from './version-layouts'
 
-/** Version of a document from its front matter, else the first version-like folder segment of its path. */
-export function detectVersion(relativePath: string, meta: Record<string, unknown>): string | null {
+/**
+ * Version of a document from its front matter, else from its tree's layout (a layout that places
+ * the file decides, unversioned included), else the first version-like folder segment of its path.
+ */
+export function detectVersion(
+  relativePath: string,
+  meta: Record<string, unknown>,
+  layout: LayoutVerdict = NO_LAYOUT,
+): string | null {
   const fm = meta['version']
   if (typeof fm === 'string' && fm.trim()) return fm.trim()
   if (typeof fm === 'number') return String(fm)
+  if (layout.tool) return layout.version
   const segments = relativePath.split('/').slice(0, -1)
   for (const seg of segments) if (isVersionSegment(seg)) return seg
   // A file named like a version (docs/2025-03-26.md) is a changelog entry, not a release: ignored.
@@ -42,13 +53,17 @@ const FORMAT_FOLDERS = new Set([
 
 /**
  * Source kind label from the first path segment inside the collection ("specification/..." ->
- * "Specification"), unless the collection maps segments to labels itself (settings.kinds).
+ * "Specification"), or inside the version's folder when a layout placed the file there
+ * (`versioned_docs/version-3.1/guides/...` -> "Guides", as `docs/guides/...`), unless the
+ * collection maps first segments to labels itself (settings.kinds).
  */
-export function detectKind(relativePath: string, kinds?: Record<string, string>): string | null {
-  const segments = relativePath.split('/')
+export function detectKind(relativePath: string, kinds?: Record<string, string>, base = ''): string | null {
+  const top = relativePath.split('/')[0]!
+  if (!relativePath.includes('/')) return null
+  if (kinds && Object.prototype.hasOwnProperty.call(kinds, top)) return kinds[top] ?? null
+  const segments = (base && relativePath.startsWith(base) ? relativePath.slice(base.length) : relativePath).split('/')
   if (segments.length < 2) return null
   const first = segments[0]!
-  if (kinds && Object.prototype.hasOwnProperty.call(kinds, first)) return kinds[first] ?? null
   if (isVersionSegment(first)) return null
   // A folder named after a file format ("pdf/", "md/") sorts files by format, not by what they are.
   if (FORMAT_FOLDERS.has(first.toLowerCase())) return null

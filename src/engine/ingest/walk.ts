@@ -1,4 +1,5 @@
-import { opendir, realpath, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open, opendir, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 
 /**
@@ -23,6 +24,8 @@ export interface WalkFile {
 export interface WalkIssue {
   relativePath: string
   reason: string
+  /** A copy a documentation tool keeps of another version's file (sync/plan.ts): its stored document goes. */
+  copy?: boolean
 }
 
 export interface WalkResult {
@@ -268,4 +271,47 @@ export async function walkPaths(root: string, relativePaths: readonly string[], 
   }
   result.files.sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0))
   return result
+}
+
+/** A file that must not be read; the message is the reason the person sees. */
+export class ReadRefused extends Error {}
+
+// O_NONBLOCK: a file swapped for a FIFO after the walk must not block the import on open (the
+// handle is refused as not a regular file right after). Windows has no such flag.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
+
+/**
+ * Reads a file of the folder `root` (a real path) through one file handle, checking again what the
+ * walk checked, because the file may have been swapped since (for a link leading outside the
+ * folder, a FIFO, or a much larger file): the handle must be a regular file, the path must resolve
+ * inside the root to that same file (device and inode), and no more than `cap` bytes are read
+ * whatever size the file claims.
+ */
+export async function readInsideRoot(root: string, file: string, cap: number): Promise<Uint8Array> {
+  const fh = await open(file, OPEN_FLAGS)
+  try {
+    const st = await fh.stat()
+    if (!st.isFile()) throw new ReadRefused('not a regular file')
+    const real = await realpath(file)
+    if (!isInsideOrAt(root, real)) throw new ReadRefused(OUTSIDE_LINK_REASON)
+    // The path could have been swapped between open and realpath: the file opened must be the one
+    // the real path names now.
+    const atReal = await stat(real)
+    if (atReal.dev !== st.dev || atReal.ino !== st.ino)
+      throw new ReadRefused('the file changed while it was being read; import again')
+    if (st.size > cap) throw new ReadRefused(`larger than the ${formatBytes(cap)} limit for this type (${formatBytes(st.size)})`)
+    // One byte over the cap tells a file that grew past it from one that fits exactly.
+    // Not from the shared pool: the bytes are handed over (transferred) to the parse worker.
+    const buf = Buffer.allocUnsafeSlow(Math.min(st.size, cap) + 1)
+    let n = 0
+    while (n < buf.length) {
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, n)
+      if (bytesRead === 0) break
+      n += bytesRead
+    }
+    if (n > cap) throw new ReadRefused(`larger than the ${formatBytes(cap)} limit for this type (it grew while importing)`)
+    return new Uint8Array(buf.buffer, buf.byteOffset, n)
+  } finally {
+    await fh.close()
+  }
 }

@@ -53,7 +53,8 @@ export async function resolveScope(db: Queryable, scope: Scope, question = ''): 
   const version = scope.version ?? 'auto'
   if (version === 'auto') return inferFromQuestion(requested, byCollection, question, allKnown)
   if (version === 'all') {
-    return { ...base, versionKeys: null, label: 'all versions', versions: allVersions(requested), source: 'chosen' }
+    const label = allKnown.length === 0 ? requested.join(', ') || 'the documents' : 'all versions'
+    return { ...base, versionKeys: null, label, versions: allVersions(requested), source: 'chosen' }
   }
   const keys: string[] = []
   const versions: Record<string, string[]> = {}
@@ -109,7 +110,9 @@ function inferFromQuestion(
   }
   const base = { collections: requested, known: allKnown, named: [...named], changeLogFirst }
   if (!narrowed) {
-    const label = changeLogFirst ? 'all versions, change logs first' : 'all versions'
+    // A collection without versions is searched whole: "all versions" would suggest it has some.
+    const whole = allKnown.length === 0 ? requested.join(', ') || 'the documents' : 'all versions'
+    const label = changeLogFirst ? `${whole}, change logs first` : whole
     return { ...base, versionKeys: null, label, versions, source: 'default' }
   }
   const list = [...searched].sort(compareVersions)

@@ -194,6 +194,23 @@ describe('watching a collection folder', () => {
     await expectInStep()
   })
 
+  it('a versions.json saved beside docs/ re-versions the files it governs, though they did not change', async () => {
+    const added = nextSync(touched('site/docs/pairing.md'))
+    await write('site/docs/pairing.md', '# Pairing\n\nHold the button for five seconds.\n')
+    await added
+    const version = async () =>
+      (await engine.db.query<{ version: string | null }>(`SELECT version FROM documents WHERE path = 'site/docs/pairing.md'`))
+        .rows[0]?.version
+    expect(await version()).toBeNull()
+    // Docusaurus starts versioning the site: the unchanged docs/ page becomes "next".
+    const retagged = nextSync(touched('site/docs/pairing.md'))
+    await write('site/versioned_docs/version-1.0/pairing.md', '# Pairing\n\nHold the button for ten seconds.\n')
+    await write('site/versions.json', '["1.0"]\n')
+    expect((await retagged).changes).toContainEqual({ path: 'site/docs/pairing.md', change: 'changed' })
+    expect(await version()).toBe('next')
+    await expectInStep()
+  })
+
   it('stops cleanly', async () => {
     await watch.stop()
     await write('after-stop.md', '# After\n\nWritten after the watch stopped.\n')

@@ -1,5 +1,6 @@
 import type { DocumentChange, ImportReport } from '../ingest/importer'
 import { parserFor } from '../ingest/parsers/index'
+import { isLayoutMarker } from '../ingest/version-layouts'
 import { FolderWatcher } from './folder-watcher'
 
 /**
@@ -104,7 +105,8 @@ export async function watchCollection(
 
   const watcher = await FolderWatcher.start({
     root,
-    isSupported: (rel) => parserFor(rel) !== null,
+    // A layout marker (versions.json, antora.yml) is not imported, but its change re-versions the files around it.
+    isSupported: (rel) => parserFor(rel) !== null || isLayoutMarker(rel),
     quietMs: opts.quietMs,
     maxWaitMs: opts.maxWaitMs,
     onChanges: (paths, info) => run('changes', paths, info.firstEventAt),

@@ -1,5 +1,8 @@
 import type { BlockKind, ParsedBlock, ParsedSection } from '../types'
 
+/** Headings deeper than this (h4-h6) start sections that the chunker may pack with their neighbours. */
+export const PACK_LEVEL = 3
+
 interface HeadingEntry {
   level: number
   text: string
@@ -74,29 +77,53 @@ export class DocBuilder {
     return this.ctx.length
   }
 
-  private breadcrumb(): string[] {
+  /**
+   * The breadcrumb of the open headings; with `upTo`, also how many of its entries end at the
+   * heading of stack index `upTo` (the packing anchor of a deep section).
+   */
+  private breadcrumb(upTo = -1): { crumb: string[]; prefix: number } {
     const out: string[] = []
     let prev: readonly string[] = []
-    for (const h of this.stack) {
+    let prefix = 0
+    this.stack.forEach((h, i) => {
       let common = 0
       while (common < prev.length && common < h.ctx.length && prev[common] === h.ctx[common]) common++
-      for (let i = common; i < h.ctx.length; i++) {
-        const label = h.ctx[i]!
+      for (let j = common; j < h.ctx.length; j++) {
+        const label = h.ctx[j]!
         if (label) out.push(label)
       }
       out.push(h.text)
       prev = h.ctx
-    }
+      if (i === upTo) prefix = out.length
+    })
     // Labels of containers opened after the last heading (e.g. a tab's content before any heading in it).
     let common = 0
     while (common < prev.length && common < this.ctx.length && prev[common] === this.ctx[common]) common++
     for (let i = common; i < this.ctx.length; i++) if (this.ctx[i]) out.push(this.ctx[i]!)
-    return out
+    return { crumb: out, prefix }
+  }
+
+  /**
+   * Stack index of the level 1-3 heading a deep (level 4-6) section is packed with, or -1: none, or
+   * a container opened since (a tab's sections are alternatives, not neighbours).
+   */
+  private anchorIndex(): number {
+    const top = this.stack[this.stack.length - 1]
+    if (!top || top.level <= PACK_LEVEL) return -1
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const h = this.stack[i]!
+      if (!sameLabels(h.ctx, this.ctx)) return -1
+      if (h.level <= PACK_LEVEL) return i
+    }
+    return -1
   }
 
   private startSection(): void {
     const top = this.stack[this.stack.length - 1]
-    this.current = { headings: this.breadcrumb(), level: top ? top.level : 0, blocks: [] }
+    const anchor = this.anchorIndex()
+    const { crumb, prefix } = this.breadcrumb(anchor)
+    this.current = { headings: crumb, level: top ? top.level : 0, blocks: [] }
+    if (anchor >= 0) this.current.anchor = prefix
     this.sections.push(this.current)
   }
 
@@ -104,6 +131,10 @@ export class DocBuilder {
   finish(): ParsedSection[] {
     return this.sections.filter((s) => s.blocks.length > 0)
   }
+}
+
+function sameLabels(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i])
 }
 
 /** Collapse runs of whitespace (not newlines when keepNewlines) and trim. */

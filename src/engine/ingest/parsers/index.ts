@@ -1,14 +1,23 @@
-import type { ParsedDocument, ParserFn } from '../types'
+import type { ParseContext, ParsedDocument, ParserFn } from '../types'
 import { ParseError } from '../types'
 import { parseDocx } from './docx'
 import { decodeHtml, parseHtml, parseHtmlString } from './html'
 import { parseMarkdown, parseMarkdownString } from './markdown'
 import { parsePdf } from './pdf'
 import { parseText, parseTextString } from './text'
-import { checkText } from './textcheck'
+import { checkText, withoutControls } from './textcheck'
 
-export { checkText } from './textcheck'
+export { checkText, isUnreadableText, stripControls, unreadableShare } from './textcheck'
 export { parseDocx, parseHtml, parseMarkdown, parsePdf, parseText }
+
+/**
+ * The version of what the parsers make of a file. Bump it when a parser reads files differently:
+ * every document is then read again on its next sync (importer.ts, importSignature), and files
+ * that failed are tried again (a failure is remembered only for the parsers it failed with).
+ * 2: control characters removed, unreadable PDF pages left out, `...` ends front matter, equal
+ * PDF headings are siblings (issue 26).
+ */
+export const PARSERS_VERSION = 2
 
 type Format = 'markdown' | 'text' | 'html' | 'pdf' | 'docx'
 
@@ -19,6 +28,8 @@ const BY_EXTENSION: Record<string, Format> = {
   '.txt': 'text',
   '.text': 'text',
   '.rst': 'text',
+  // AsciiDoc (Antora's pages) is read as plain text: its words are searchable, its headings not yet.
+  '.adoc': 'text',
   '.html': 'html',
   '.htm': 'html',
   '.pdf': 'pdf',
@@ -55,8 +66,13 @@ export function parserFor(relativePath: string): ParserFn | null {
 /**
  * Parse a file's bytes. Text formats are checked first (valid UTF-8, or UTF-16 with a BOM; no NUL
  * bytes; a UTF-8 BOM is stripped). Every failure is a ParseError whose message says what is wrong.
+ * Control characters never leave here (withoutControls), whatever the parser passed on.
  */
-export async function parseFile(bytes: Uint8Array, relativePath: string): Promise<ParsedDocument> {
+export async function parseFile(bytes: Uint8Array, relativePath: string, ctx: ParseContext = {}): Promise<ParsedDocument> {
+  return withoutControls(await parseAny(bytes, relativePath, ctx))
+}
+
+async function parseAny(bytes: Uint8Array, relativePath: string, ctx: ParseContext): Promise<ParsedDocument> {
   const format = formatOf(relativePath)
   if (!format) {
     const ext = extensionOf(relativePath)
@@ -71,7 +87,7 @@ export async function parseFile(bytes: Uint8Array, relativePath: string): Promis
       case 'html':
         return parseHtmlString(decodeHtml(bytes))
       default:
-        return await PARSERS[format](bytes, relativePath)
+        return await PARSERS[format](bytes, relativePath, ctx)
     }
   } catch (e) {
     if (e instanceof ParseError) throw e

@@ -114,6 +114,26 @@ describe('markdown: structure', () => {
     expect(d.sections[0]!.headings).toEqual(['stdio'])
   })
 
+  // Issue 26: `...` ends a YAML document, and the CommonMark spec's own source closes its front
+  // matter with it; read as "not closed", everything up to the next `---` (a thematic break 880
+  // lines down in the spec) was swallowed as front matter.
+  it('ends front matter at a `...` line, in .md and .mdx alike', () => {
+    const src =
+      "---\ntitle: CommonMark Spec\nversion: '0.31.2'\n...\n\n# Introduction\n\nKestrels hover.\n\n---\n\nAfter the break.\n"
+    for (const d of [md(src), mdx(src)]) {
+      expect(d.title).toBe('CommonMark Spec')
+      expect(d.meta).toMatchObject({ title: 'CommonMark Spec', version: '0.31.2' })
+      expect(d.sections.map((s) => s.headings)).toEqual([['Introduction']])
+      expect(allText(d)).toBe('Kestrels hover.\nAfter the break.')
+    }
+  })
+
+  it('still ends front matter at the first closing line when `...` comes later', () => {
+    const d = md('---\ntitle: Dashes\n---\n\nBody text.\n\n...\n\nMore.\n')
+    expect(d.title).toBe('Dashes')
+    expect(allText(d)).toBe('Body text.\n...\nMore.')
+  })
+
   it('ignores invalid front matter YAML but still reads the body', () => {
     const d = md('---\ntitle: [unclosed\n---\n\nBody.\n')
     expect(d.meta).toEqual({})

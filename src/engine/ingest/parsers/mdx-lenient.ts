@@ -111,11 +111,14 @@ export function prepareSource(text: string, mdx: boolean): Prepared {
 
   let i = 0
   let measured = 0
-  // Front matter passes through as written (mdast reads it), and counts as a blank line before ESM.
+  // Front matter passes through (mdast reads it), and counts as a blank line before ESM. It ends
+  // at the first `---` or `...` line (both end a YAML document); micromark's front matter knows
+  // only `---`, and would read on to the next `---` of the file (a thematic break, hundreds of
+  // lines down in the CommonMark spec's own source), so a `...` closer is handed on as `---`.
   if (lines[0] === '---') {
     const end = lines.findIndex((l, k) => k > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(l))
     if (end > 0) {
-      out.push(...lines.slice(0, end + 1), '')
+      out.push(...lines.slice(0, end), '---', '')
       i = end + 1
     }
   }

@@ -1,14 +1,30 @@
 import { parentPort } from 'node:worker_threads'
+import type { FileProgress } from '../types'
 import { parseFile } from './index'
 
 /** Worker side of worker-pool.ts (protocol described there): parses one file per message. */
 const port = parentPort!
 
+/**
+ * Progress of the file being parsed, sent when a whole per cent more of it is done (and at its
+ * end): at most about a hundred messages for a 5,000-page PDF, none for a one-page file.
+ */
+function progressSender(id: number): (p: FileProgress) => void {
+  let sent = -1
+  return (p) => {
+    if (p.total < 2) return
+    const percent = Math.floor((100 * p.done) / p.total)
+    if (percent === sent && p.done < p.total) return
+    sent = percent
+    port.postMessage({ type: 'progress', id, progress: p })
+  }
+}
+
 port.on('message', async (m: { type: 'parse'; id: number; bytes: Uint8Array; relativePath: string }) => {
   if (m.type !== 'parse') return
   let doc
   try {
-    doc = await parseFile(m.bytes, m.relativePath)
+    doc = await parseFile(m.bytes, m.relativePath, { onProgress: progressSender(m.id) })
   } catch (err) {
     // parseFile turns every failure into a ParseError whose message is meant for the person.
     port.postMessage({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ParseError } from '../types'
+import { chunkDocument, approximateTokenCounter } from '../chunker'
 import { makePdf, type PdfText } from './__fixtures__/generate'
 import { parsePdf } from './pdf'
 
@@ -213,6 +214,80 @@ describe('pdf', () => {
       (await parseError(parsePdf(makePdf([[{ size: 11, y: 700, text: 'secret' }]], { encrypted: true }), 'e.pdf'))).message,
     ).toMatch(/PDF is encrypted/)
     expect((await parseError(parsePdf(makePdf([[]]), 'empty.pdf'))).message).toMatch(/no text/)
+  })
+
+  // Issue 26: with no title in the metadata the first heading became the title, and every later
+  // chapter's breadcrumb read "Chapter 1 > Chapter 4999".
+  it('equal-size headings are siblings: the first of them is not the title of the others', async () => {
+    const pages: PdfText[][] = Array.from({ length: 30 }, (_, i) => [
+      { size: 20, y: 720, text: `Chapter ${i + 1}` },
+      { size: 11, y: 690, text: `The chapter number ${i + 1} tells about topic ${i + 1} in some detail.` },
+      { size: 11, y: 676, text: `A second line of chapter ${i + 1}, still body text of the page.` },
+    ])
+    const d = await parsePdf(makePdf(pages), 'chapters.pdf')
+    expect(d.sections.map((s) => s.headings)).toEqual(pages.map((_, i) => [`Chapter ${i + 1}`]))
+    expect(d.title).toBeNull()
+    const crumbs = chunkDocument(d, approximateTokenCounter).map((c) => c.breadcrumb)
+    expect(crumbs).toEqual(pages.map((_, i) => [`Chapter ${i + 1}`]))
+    // A title from the metadata still heads them all, as the document's name.
+    const titled = await parsePdf(makePdf(pages, { title: 'Field guide' }), 'chapters.pdf')
+    expect(chunkDocument(titled, approximateTokenCounter).at(-1)!.breadcrumb).toEqual(['Field guide', 'Chapter 30'])
+  })
+
+  // Issue 26: fonts without a usable ToUnicode map filled chunks and search results with C0 controls.
+  it('keeps a page of control characters out, flags it and says so; strips stray ones from readable pages', async () => {
+    const garbled = (y: number): PdfText => ({ size: 11, y, text: 'garbled words of a broken font', broken: 'controls' })
+    const d = await parsePdf(
+      makePdf([
+        [{ size: 11, y: 700, text: 'A readable first page.' }],
+        [garbled(700), garbled(686), garbled(672)],
+        [
+          { size: 11, y: 700, text: 'A readable third page with an icon' },
+          { size: 11, y: 686, text: 'x', broken: 'controls' },
+          { size: 11, y: 672, text: 'and boxes', broken: 'nul' },
+        ],
+        [garbled(700)],
+      ]),
+      'fonts.pdf',
+    )
+    expect(d.pages).toEqual([
+      { page: 1, chars: 22, unreadable: false },
+      { page: 2, chars: 0, unreadable: true },
+      { page: 3, chars: 34, unreadable: false },
+      { page: 4, chars: 0, unreadable: true },
+    ])
+    expect(d.notices).toEqual([
+      'pages 2 and 4 have no readable text (their fonts have no usable character map) and were left out of the index',
+    ])
+    const blocks = d.sections.flatMap((s) => s.blocks)
+    expect(blocks.map((b) => b.page)).toEqual([1, 3])
+    // The icon and the two words in the NUL-mapped font are gone; the rest of the page stays.
+    expect(blocks[1]!.text).toBe('A readable third page with an icon')
+    // eslint-disable-next-line no-control-regex
+    for (const b of blocks) expect(b.text).not.toMatch(/[\u0000-\u001f]/)
+  })
+
+  it('refuses a PDF whose every page is unreadable, saying why', async () => {
+    const e = await parseError(parsePdf(makePdf([[{ size: 11, y: 700, text: 'nothing to read', broken: 'controls' }]]), 'x.pdf'))
+    expect(e.message).toMatch(/no readable text: its page is set in fonts without a usable character map/)
+  })
+
+  it('reports its progress page by page', async () => {
+    const calls: [number, number][] = []
+    const pages: PdfText[][] = Array.from({ length: 5 }, (_, i) => [{ size: 11, y: 700, text: `Page ${i + 1}.` }])
+    await parsePdf(makePdf(pages), 'p.pdf', {
+      onProgress: (p) => {
+        expect(p.stage).toBe('pages')
+        calls.push([p.done, p.total])
+      },
+    })
+    expect(calls).toEqual([
+      [1, 5],
+      [2, 5],
+      [3, 5],
+      [4, 5],
+      [5, 5],
+    ])
   })
 
   it('does not touch the caller’s buffer', async () => {

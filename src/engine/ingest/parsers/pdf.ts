@@ -1,10 +1,11 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import type { ParsedDocument, ParserFn } from '../types'
+import type { ParseContext, ParsedDocument, ParsedPage, ParserFn } from '../types'
 import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { buildSections, dropRunningHeaders, type PdfLine } from './pdf-layout'
+import { isUnreadableText, stripControls } from './textcheck'
 
 /**
  * PDF text with pdfjs-dist (legacy build, which runs in Node). Page by page: each page's text is
@@ -12,6 +13,10 @@ import { buildSections, dropRunningHeaders, type PdfLine } from './pdf-layout'
  * monospace font), the page is cleaned up, and only the lines are kept. `pdf-layout.ts` then drops
  * repeated page headers/footers, tells headings from body text (levels by size) and joins the
  * remaining lines into paragraphs that carry their page number.
+ *
+ * A page whose text layer is mostly control or private-use characters (a font without a usable
+ * ToUnicode map) is unreadable: it is left out, flagged in `pages` and named in a notice, so that
+ * text recognition can read it instead. Stray control characters on other pages are removed.
  *
  * Not handled: reading order of multi-column layouts (content order is used), tables (read as
  * lines of text), scanned pages (no text layer: the file is refused with a reason).
@@ -93,7 +98,9 @@ function pageLines(items: unknown[], styles: FontStyles, page: number, pageBotto
     const size = Math.round((Math.hypot(t[2] ?? 0, t[3] ?? 0) || it.height || 0) * 10) / 10
     const x = t[4] ?? 0
     const iy = t[5] ?? 0
-    if (it.str === '') {
+    // A glyph with no mapping reads as a control character (U+0000 for Chromium's missing glyphs).
+    const str = stripControls(it.str)
+    if (str === '') {
       if (it.hasEOL) end()
       continue
     }
@@ -103,11 +110,11 @@ function pageLines(items: unknown[], styles: FontStyles, page: number, pageBotto
     } else {
       const gap = x - lastEnd
       const prev = parts[parts.length - 1]!
-      if (gap > size * 0.15 && !/\s$/.test(prev) && !/^\s/.test(it.str)) parts.push(' ')
+      if (gap > size * 0.15 && !/\s$/.test(prev) && !/^\s/.test(str)) parts.push(' ')
     }
-    parts.push(it.str)
+    parts.push(str)
     lastEnd = x + (it.width || 0)
-    const chars = it.str.trim().length
+    const chars = str.trim().length
     if (chars) {
       sizeChars.set(size, (sizeChars.get(size) ?? 0) + chars)
       allChars += chars
@@ -145,17 +152,117 @@ function pdfDate(v: unknown): string | null {
   return h ? `${Y}-${M}-${D}T${h}:${mi ?? '00'}:${se ?? '00'}` : `${Y}-${M}-${D}`
 }
 
-export const parsePdf: ParserFn = guarded('PDF', async (bytes) => {
-  if (bytes.length < 8 || !new TextDecoder('latin1').decode(bytes.subarray(0, 1024)).includes('%PDF-')) {
-    throw new ParseError('file is not a valid PDF (no %PDF header)')
+type PdfDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>
+
+interface ReadPages {
+  lines: PdfLine[]
+  pages: ParsedPage[]
+  /** Pages pdf.js could not read at all (damaged), and the last error of one. */
+  failedPages: number
+  pageError: unknown
+}
+
+/** Every page's lines, with what each page's text layer gave; progress after each page. */
+async function readPages(doc: PdfDocument, ctx: ParseContext): Promise<ReadPages> {
+  const numPages = doc.numPages
+  const out: ReadPages = { lines: [], pages: [], failedPages: 0, pageError: null }
+  for (let p = 1; p <= numPages; p++) {
+    try {
+      const page = await doc.getPage(p)
+      const y0 = page.view[1] ?? 0
+      const y1 = page.view[3] ?? 0
+      const tc = await page.getTextContent({ includeMarkedContent: false })
+      const raw = tc.items.map((it) => (isTextItem(it) ? it.str : '')).join('')
+      if (isUnreadableText(raw)) {
+        out.pages.push({ page: p, chars: 0, unreadable: true })
+      } else {
+        const lines = pageLines(tc.items, tc.styles as FontStyles, p, Math.min(y0, y1), Math.abs(y1 - y0))
+        for (const l of lines) out.lines.push(l)
+        out.pages.push({ page: p, chars: lines.reduce((n, l) => n + l.text.length, 0), unreadable: false })
+      }
+      page.cleanup()
+    } catch (e) {
+      // One damaged page should not lose the rest of the document.
+      out.failedPages++
+      out.pageError = e
+      out.pages.push({ page: p, chars: 0, unreadable: false })
+    }
+    if (p % 100 === 0) await doc.cleanup().catch(() => undefined)
+    ctx.onProgress?.({ stage: 'pages', done: p, total: numPages })
   }
-  let lib: PdfJs
+  return out
+}
+
+/** "3", "3 and 5", "2-4, 7 and 9": page numbers for a notice, runs joined. */
+export function pageList(pages: number[]): string {
+  const runs: string[] = []
+  for (let i = 0; i < pages.length;) {
+    let j = i
+    while (j + 1 < pages.length && pages[j + 1] === pages[j]! + 1) j++
+    runs.push(j > i ? `${pages[i]}-${pages[j]}` : String(pages[i]))
+    i = j + 1
+  }
+  return runs.length > 1 ? `${runs.slice(0, -1).join(', ')} and ${runs[runs.length - 1]}` : (runs[0] ?? '')
+}
+
+/** What the person is told about pages left out. */
+function pageNotices(read: ReadPages): string[] {
+  const out: string[] = []
+  const unreadable = read.pages.filter((p) => p.unreadable).map((p) => p.page)
+  if (unreadable.length > 0) {
+    const one = unreadable.length === 1
+    out.push(
+      `${one ? 'page' : 'pages'} ${pageList(unreadable)} ${one ? 'has' : 'have'} no readable text (${one ? 'its font has' : 'their fonts have'} no usable character map) and ${one ? 'was' : 'were'} left out of the index`,
+    )
+  }
+  if (read.failedPages > 0)
+    out.push(
+      `${read.failedPages === 1 ? 'one page' : `${read.failedPages} pages`} could not be read (damaged) and ${read.failedPages === 1 ? 'was' : 'were'} left out`,
+    )
+  return out
+}
+
+/** Document metadata from the Info dictionary and XMP, as strings. */
+async function readMeta(doc: PdfDocument): Promise<Record<string, unknown>> {
+  let info: Record<string, unknown> = {}
+  let xmpTitle: string | null = null
   try {
-    lib = await loadPdfJs()
-  } catch (e) {
-    throw new ParseError(`PDF support failed to load: ${e instanceof Error ? e.message : String(e)}`)
+    const md = await doc.getMetadata()
+    info = (md.info ?? {}) as Record<string, unknown>
+    xmpTitle = metaString(md.metadata?.get('dc:title'))
+  } catch {
+    // No metadata (a damaged Info dictionary): the text is what matters.
   }
-  const task = lib.getDocument({
+  const meta: Record<string, unknown> = {}
+  const put = (k: string, v: string | null) => {
+    if (v) meta[k] = v
+  }
+  put('title', metaString(info.Title) ?? xmpTitle)
+  put('author', metaString(info.Author))
+  put('subject', metaString(info.Subject))
+  put('keywords', metaString(info.Keywords))
+  put('creator', metaString(info.Creator))
+  put('producer', metaString(info.Producer))
+  put('created', pdfDate(info.CreationDate))
+  put('modified', pdfDate(info.ModDate))
+  return meta
+}
+
+function noTextError(read: ReadPages, numPages: number): ParseError {
+  const unreadable = read.pages.filter((p) => p.unreadable).length
+  if (unreadable === numPages)
+    return new ParseError(
+      `PDF has no readable text: ${numPages === 1 ? 'its page is' : `all ${numPages} pages are`} set in fonts without a usable character map (text recognition is not supported)`,
+    )
+  if (unreadable > 0)
+    return new ParseError(
+      `PDF has no text to read: ${unreadable} of ${numPages} pages are set in fonts without a usable character map and the rest have no text (they may be scanned images; text recognition is not supported)`,
+    )
+  return new ParseError('PDF has no text to read (it may be scanned images; text recognition is not supported)')
+}
+
+function openPdf(lib: PdfJs, bytes: Uint8Array) {
+  return lib.getDocument({
     data: new Uint8Array(bytes), // a copy: pdf.js may transfer/detach the buffer it is given
     disableFontFace: true,
     useSystemFonts: false,
@@ -169,65 +276,43 @@ export const parsePdf: ParserFn = guarded('PDF', async (bytes) => {
     verbosity: 0,
     ...dataDirs(),
   })
+}
+
+export const parsePdf: ParserFn = guarded('PDF', async (bytes, _relativePath, ctx) => {
+  if (bytes.length < 8 || !new TextDecoder('latin1').decode(bytes.subarray(0, 1024)).includes('%PDF-')) {
+    throw new ParseError('file is not a valid PDF (no %PDF header)')
+  }
+  let lib: PdfJs
   try {
-    let doc: Awaited<typeof task.promise>
+    lib = await loadPdfJs()
+  } catch (e) {
+    throw new ParseError(`PDF support failed to load: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  const task = openPdf(lib, bytes)
+  try {
+    let doc: PdfDocument
     try {
       doc = await task.promise
     } catch (e) {
       throw pdfError(e)
     }
     const numPages = doc.numPages
-    const lines: PdfLine[] = []
-    let failedPages = 0
-    let pageError: unknown = null
-    for (let p = 1; p <= numPages; p++) {
-      try {
-        const page = await doc.getPage(p)
-        const y0 = page.view[1] ?? 0
-        const y1 = page.view[3] ?? 0
-        const tc = await page.getTextContent({ includeMarkedContent: false })
-        const styles = tc.styles as FontStyles
-        for (const l of pageLines(tc.items, styles, p, Math.min(y0, y1), Math.abs(y1 - y0))) lines.push(l)
-        page.cleanup()
-      } catch (e) {
-        // One damaged page should not lose the rest of the document.
-        failedPages++
-        pageError = e
-      }
-      if (p % 100 === 0) await doc.cleanup().catch(() => undefined)
-    }
-    if (numPages > 0 && failedPages === numPages) throw pdfError(pageError)
-    let info: Record<string, unknown> = {}
-    let xmpTitle: string | null = null
-    try {
-      const md = await doc.getMetadata()
-      info = (md.info ?? {}) as Record<string, unknown>
-      xmpTitle = metaString(md.metadata?.get('dc:title'))
-    } catch {
-      info = {}
-    }
+    const read = await readPages(doc, ctx)
+    if (numPages > 0 && read.failedPages === numPages) throw pdfError(read.pageError)
+    const meta = await readMeta(doc)
     const b = new DocBuilder()
-    buildSections(dropRunningHeaders(lines, numPages), b)
+    buildSections(dropRunningHeaders(read.lines, numPages), b)
     const sections = b.finish()
-    if (sections.length === 0) {
-      throw new ParseError('PDF has no text to read (it may be scanned images; text recognition is not supported)')
-    }
-    const meta: Record<string, unknown> = {}
-    const put = (k: string, v: string | null) => {
-      if (v) meta[k] = v
-    }
-    put('title', metaString(info.Title) ?? xmpTitle)
-    put('author', metaString(info.Author))
-    put('subject', metaString(info.Subject))
-    put('keywords', metaString(info.Keywords))
-    put('creator', metaString(info.Creator))
-    put('producer', metaString(info.Producer))
-    put('created', pdfDate(info.CreationDate))
-    put('modified', pdfDate(info.ModDate))
-    if (failedPages > 0) meta.unreadablePages = failedPages
-    const title =
-      (meta.title as string | undefined) ?? b.firstH1 ?? sections.find((s) => s.headings.length > 0)?.headings[0] ?? null
-    const result: ParsedDocument = { title, meta, sections, pageCount: numPages }
+    if (sections.length === 0) throw noTextError(read, numPages)
+    if (read.failedPages > 0) meta.unreadablePages = read.failedPages
+    // The first top-level heading is the document's title only when it is the only one: of a run
+    // of equal chapters ("Chapter 1" ... "Chapter 4999") it is a sibling, and as the title it
+    // would head the breadcrumb of every other chapter ("Chapter 1 > Chapter 4999").
+    const topHeadings = b.sections.filter((s) => s.level === 1).length
+    const title = (meta.title as string | undefined) ?? (topHeadings === 1 ? b.firstH1 : null)
+    const notices = pageNotices(read)
+    const result: ParsedDocument = { title, meta, sections, pageCount: numPages, pages: read.pages }
+    if (notices.length > 0) result.notices = notices
     return result
   } catch (e) {
     throw pdfError(e)

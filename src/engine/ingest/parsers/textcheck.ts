@@ -1,4 +1,4 @@
-import { ParseError } from '../types'
+import { ParseError, type ParsedDocument } from '../types'
 
 /**
  * Decode the bytes of a text-format file (Markdown, plain text, HTML) to a string, refusing files
@@ -63,4 +63,72 @@ export function firstInvalidUtf8(b: Uint8Array): number {
     i += need + 1
   }
   return n
+}
+
+/**
+ * Characters that carry no readable text: C0 and C1 controls (but tab, line feed and carriage
+ * return), DEL, private-use code points (BMP and planes 15-16), U+FFFD and the non-characters
+ * U+FFFE/U+FFFF. A PDF font without a usable ToUnicode map gives these for its glyphs: its glyph
+ * codes themselves (C0 controls) or the private-use code points of a symbol font.
+ */
+// eslint-disable-next-line no-control-regex
+const NO_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ue000-\uf8ff\ufffd\ufffe\uffff\u{f0000}-\u{10ffff}]/gu
+/** White space but the vertical tab and form feed, which a PDF text layer of glyph codes is full of. */
+// eslint-disable-next-line no-control-regex
+const BLANK = /[^\S\u000b\u000c]/g
+const PAIRS = /[\ud800-\udbff][\udc00-\udfff]/g
+
+/** Share (0..1) of a text's non-blank characters that carry no readable text (see NO_TEXT); 0 for a blank text. */
+export function unreadableShare(text: string): number {
+  const bad = text.match(NO_TEXT)?.length ?? 0
+  if (bad === 0) return 0
+  const all = text.length - (text.match(PAIRS)?.length ?? 0) - (text.match(BLANK)?.length ?? 0)
+  return all > 0 ? bad / all : 0
+}
+
+/**
+ * Whether a page's (or any) text is mostly characters that carry no readable text: more than half
+ * of its non-blank characters. Such a text layer is not text at all, and only text recognition of
+ * the page image can read it. A few stray ones in real text (an icon, a ligature without a
+ * mapping) do not make a page unreadable; they are removed (stripControls).
+ */
+export function isUnreadableText(text: string): boolean {
+  return unreadableShare(text) > 0.5
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g
+
+/**
+ * Removes control characters (C0 but tab, line feed and carriage return; DEL; C1) from text on its
+ * way to the index: PostgreSQL refuses U+0000 outright, and the others are noise in search
+ * results. A form feed or vertical tab (a page or line break in plain text) becomes a line feed.
+ */
+export function stripControls(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(CONTROLS, '').replace(/[\u000b\u000c]/g, '\n')
+}
+
+// eslint-disable-next-line no-control-regex
+const HAS_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/
+
+/**
+ * The document with control characters removed from its title, headings and block text (see
+ * stripControls), whichever parser read it. Parsers may pass them on from the file (an HTML
+ * `&#1;`, a YAML `"\0"` title, a PDF glyph without a mapping); this is where they stop.
+ */
+export function withoutControls(doc: ParsedDocument): ParsedDocument {
+  const dirty = (s: string | null) => s !== null && HAS_CONTROLS.test(s)
+  const needs = dirty(doc.title) || doc.sections.some((s) => s.headings.some(dirty) || s.blocks.some((b) => dirty(b.text)))
+  if (!needs) return doc
+  const clean = (s: string) => (HAS_CONTROLS.test(s) ? stripControls(s) : s)
+  return {
+    ...doc,
+    title: doc.title === null ? null : clean(doc.title).trim() || null,
+    sections: doc.sections.map((s) => ({
+      ...s,
+      headings: s.headings.map((h) => clean(h).replace(/\s+/g, ' ').trim()).filter(Boolean),
+      blocks: s.blocks.map((b) => ({ ...b, text: clean(b.text) })).filter((b) => b.text.trim() !== ''),
+    })),
+  }
 }

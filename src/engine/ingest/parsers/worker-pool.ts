@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { ParseError, type ParsedDocument } from '../types'
+import { ParseError, type FileProgress, type ParsedDocument } from '../types'
 
 /**
  * Parsing off the engine's thread. pdf.js, mammoth and the Markdown parser run synchronously for
@@ -13,7 +13,8 @@ import { ParseError, type ParsedDocument } from '../types'
  * (the only way to stop synchronous code) and is reported as failed, and the next file gets a
  * fresh worker. Cancelling an import terminates the worker too.
  *
- * Messages (worker -> pool): {type:'ready'} once loaded | {type:'result', id, doc} | {type:'error', id, message}
+ * Messages (worker -> pool): {type:'ready'} once loaded | {type:'progress', id, progress} while a long
+ * file is parsed (its pages) | {type:'result', id, doc} | {type:'error', id, message}
  * Messages (pool -> worker): {type:'parse', id, bytes, relativePath}
  */
 
@@ -21,7 +22,13 @@ import { ParseError, type ParsedDocument } from '../types'
 export const DEFAULT_PARSE_TIMEOUT_MS = 120_000
 
 type FromWorker =
-  { type: 'ready' } | { type: 'result'; id: number; doc: ParsedDocument } | { type: 'error'; id: number; message: string }
+  | { type: 'ready' }
+  | { type: 'progress'; id: number; progress: FileProgress }
+  | { type: 'result'; id: number; doc: ParsedDocument }
+  | { type: 'error'; id: number; message: string }
+
+/** Progress inside one file, page by page. */
+export type ParseProgress = (p: FileProgress) => void
 
 interface Task {
   id: number
@@ -29,6 +36,7 @@ interface Task {
   relativePath: string
   transfer: boolean
   signal: AbortSignal | undefined
+  onProgress: ParseProgress | undefined
   resolve: (doc: ParsedDocument) => void
   reject: (err: Error) => void
   onAbort: () => void
@@ -39,6 +47,9 @@ export interface ParsePoolOptions {
   /** The worker's entry module (a .ts or .js path); tests give one with a parser that never ends. */
   entry?: string
 }
+
+/** The parser itself could not be started (not the file's fault): the file is tried again next sync. */
+export class ParserStartError extends ParseError {}
 
 function abortError(): Error {
   return Object.assign(new Error('parsing was cancelled'), { name: 'AbortError' })
@@ -79,7 +90,7 @@ export class ParsePool {
   parse(
     bytes: Uint8Array,
     relativePath: string,
-    opts: { signal?: AbortSignal | undefined; transfer?: boolean } = {},
+    opts: { signal?: AbortSignal | undefined; transfer?: boolean; onProgress?: ParseProgress | undefined } = {},
   ): Promise<ParsedDocument> {
     if (this.closed) return Promise.reject(new Error('the parser pool is closed'))
     if (opts.signal?.aborted) return Promise.reject(abortError())
@@ -90,6 +101,7 @@ export class ParsePool {
         relativePath,
         transfer: !!opts.transfer,
         signal: opts.signal,
+        onProgress: opts.onProgress,
         resolve,
         reject,
         onAbort: () => this.cancel(task),
@@ -158,15 +170,19 @@ export class ParsePool {
       (err: unknown) => {
         const reason = err instanceof Error ? err.message : String(err)
         void this.kill()
-        this.finish(task, () => task.reject(new ParseError(`could not start the parser: ${reason}`)))
+        this.finish(task, () => task.reject(new ParserStartError(`could not start the parser: ${reason}`)))
       },
     )
   }
 
   private onMessage(worker: Worker, m: FromWorker): void {
-    if (worker !== this.worker || (m.type !== 'result' && m.type !== 'error')) return
+    if (worker !== this.worker || m.type === 'ready') return
     const task = this.current
     if (!task || task.id !== m.id) return
+    if (m.type === 'progress') {
+      task.onProgress?.(m.progress)
+      return
+    }
     if (m.type === 'result') this.finish(task, () => task.resolve(m.doc))
     else this.finish(task, () => task.reject(new ParseError(m.message)))
   }
@@ -227,9 +243,9 @@ let shared: ParsePool | null = null
 export function parseIsolated(
   bytes: Uint8Array,
   relativePath: string,
-  opts: { signal?: AbortSignal | undefined; pool?: ParsePool | undefined } = {},
+  opts: { signal?: AbortSignal | undefined; pool?: ParsePool | undefined; onProgress?: ParseProgress | undefined } = {},
 ): Promise<ParsedDocument> {
   const pool = opts.pool ?? (shared ??= new ParsePool())
   // The caller hands the bytes over: they are read for this parse only (sync/parse.ts).
-  return pool.parse(bytes, relativePath, { signal: opts.signal, transfer: true })
+  return pool.parse(bytes, relativePath, { signal: opts.signal, transfer: true, onProgress: opts.onProgress })
 }

@@ -2,6 +2,7 @@ import type { ChunkRow, DocumentRow } from '../../store/writer'
 import { chunkId, sha256Hex } from '../../store/ids'
 import { countWords, extractExactTerms } from '../../retrieve/exact-terms'
 import { type TokenCounter, chunkDocument, embeddingText, DEFAULT_CHUNK_OPTIONS } from '../chunker'
+import { stripControls, withoutControls } from '../parsers/textcheck'
 import type { ParsedFile } from './parse'
 import type { PlannedFile } from './plan'
 
@@ -18,16 +19,25 @@ export interface PreparedDocument {
 export interface ChunkOptions {
   collection: string
   tokenCounter: TokenCounter
-  /** The chunker signature stored with the document, so a change of chunker re-imports it. */
+  /** The chunker's signature (the document is stored with its own, plan.ts documentSignature). */
   signature: string
 }
 
-/** The chunk stage: splits a parsed document into chunk rows, embeddings still empty. */
+/** A text value on its way to the store, free of control characters (PostgreSQL refuses U+0000 in text). */
+function storable(v: string | null): string | null {
+  return v === null ? null : stripControls(v).trim() || null
+}
+
+/**
+ * The chunk stage: splits a parsed document into chunk rows, embeddings still empty. Nothing with
+ * a control character goes on from here, whatever the parser or the front matter held.
+ */
 export function chunkParsed(item: PlannedFile, file: ParsedFile, opts: ChunkOptions): PreparedDocument {
   const rel = item.file.relativePath
   const chunks: ChunkRow[] = []
   const texts: string[] = []
-  for (const c of chunkDocument(file.parsed, opts.tokenCounter, DEFAULT_CHUNK_OPTIONS)) {
+  const parsed = withoutControls(file.parsed)
+  for (const c of chunkDocument(parsed, opts.tokenCounter, DEFAULT_CHUNK_OPTIONS)) {
     const text = embeddingText(c.breadcrumb, c.text)
     texts.push(text)
     chunks.push({
@@ -52,11 +62,11 @@ export function chunkParsed(item: PlannedFile, file: ParsedFile, opts: ChunkOpti
     size: item.file.size,
     mtimeMs: item.file.mtimeMs,
     sha256: file.sha,
-    version: file.version,
-    kind: file.kind,
-    title: file.parsed.title,
-    pageCount: file.parsed.pageCount ?? null,
-    chunker: opts.signature,
+    version: storable(file.version),
+    kind: storable(file.kind),
+    title: parsed.title,
+    pageCount: parsed.pageCount ?? null,
+    chunker: item.signature,
   }
   return { doc, chunks, texts, change: item.decision === 'new' ? 'added' : 'changed' }
 }

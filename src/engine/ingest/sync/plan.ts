@@ -2,6 +2,7 @@ import type { Db } from '../../store/db'
 import { documentId } from '../../store/ids'
 import { documentStates, type DocumentState } from '../../store/writer'
 import { parserFor } from '../parsers/index'
+import { isLayoutMarker, layoutKey, NO_LAYOUT, VersionLayouts, type LayoutVerdict } from '../version-layouts'
 import { normaliseRelativePaths, OUTSIDE_LINK_REASON, walkFolder, walkPaths, type WalkFile, type WalkResult } from '../walk'
 import type { StageTimer } from './timings'
 
@@ -18,11 +19,14 @@ export function maxBytesFor(rel: string): number {
 /**
  * What to do with a file found by the walk:
  * - `new`: not stored yet; import it.
- * - `changed`: stored, but failed or chunked differently; import it again.
- * - `verify`: stored and current but its size or time differs; import it unless the content hash matches.
+ * - `changed`: stored, but chunked or parsed differently, or failed without a record of what failed; import it again.
+ * - `verify`: stored and current (or failed with this build) but its size or time differs; import it
+ *   unless the content hash matches, and a failed one stays failed when it does.
  * - `unchanged`: stored and current with the same size and time; not even read.
+ * - `failed`: it failed with this build, and its size and time are those it failed with: not read
+ *   or parsed again (a folder of 350 broken PDFs cost 15 s a sync), still listed as failed.
  */
-export type FileDecision = 'new' | 'changed' | 'verify' | 'unchanged'
+export type FileDecision = 'new' | 'changed' | 'verify' | 'unchanged' | 'failed'
 
 export interface PlannedFile {
   file: WalkFile
@@ -30,6 +34,24 @@ export interface PlannedFile {
   decision: FileDecision
   /** The stored document's content hash, to compare a `verify` file's against. */
   storedSha: string | null
+  /** What the tree's documentation layout says of the file (its version, the folder of that version). */
+  layout: LayoutVerdict
+  /** Stored with the document: the chunker's signature and the layout's verdict; a change of either re-imports it. */
+  signature: string
+  /** Why a stored failed document failed, to list it again without reading it. */
+  storedError: string | null
+  /** The stored document is a failure (so a `verify` whose content matches is still failed). */
+  storedFailed: boolean
+}
+
+/**
+ * The signature a document is stored with. A layout change (a `versions.json` added, an
+ * `antora.yml` edited) changes a file's version without touching the file: its signature changes,
+ * so the next sync imports it again (its front matter, which may override the layout, is read then).
+ */
+export function documentSignature(chunker: string, layout: LayoutVerdict): string {
+  const key = layoutKey(layout)
+  return key ? `${chunker};layout=${key}` : chunker
 }
 
 export interface SyncPlan {
@@ -53,23 +75,34 @@ export interface PlanOptions {
 
 /** The plan stage: walks the folder (or only the paths given) and compares what it finds with what is stored. */
 export async function planSync(db: Db, root: string, opts: PlanOptions, timer: StageTimer): Promise<SyncPlan> {
-  const onlyPaths = opts.onlyPaths ? normaliseRelativePaths(opts.onlyPaths) : null
+  const onlyPaths = opts.onlyPaths ? widenForMarkers(normaliseRelativePaths(opts.onlyPaths)) : null
   const walkOptions = { isSupported: (rel: string) => parserFor(rel) !== null, maxBytes: maxBytesFor, signal: opts.signal }
   const walk = await timer.time('walk', () =>
     onlyPaths ? walkPaths(root, onlyPaths, walkOptions) : walkFolder(root, walkOptions),
   )
+  const layouts = await timer.time('walk', () => readLayouts(walk))
   const states = await documentStates(db, opts.collection)
-  const files = walk.files.map((file) => ({
-    file,
-    docId: documentId(opts.collection, file.relativePath),
-    decision: decide(states.get(file.relativePath), file, opts.signature),
-    storedSha: states.get(file.relativePath)?.sha256 ?? null,
-  }))
+  const files = walk.files.map((file): PlannedFile => {
+    const layout = layouts.get(file.relativePath)!
+    const signature = documentSignature(opts.signature, layout)
+    const state = states.get(file.relativePath)
+    return {
+      file,
+      docId: documentId(opts.collection, file.relativePath),
+      decision: decide(state, file, signature),
+      storedSha: state?.sha256 ?? null,
+      layout,
+      signature,
+      storedError: state?.error ?? null,
+      storedFailed: state?.status === 'failed',
+    }
+  })
   // A file now replaced by a link leading outside the folder is not in the folder any more: its
-  // document goes, as for a deleted file. Other skipped files keep theirs (they are still there).
+  // document goes, as for a deleted file; so does a copy a documentation tool keeps under an alias.
+  // Other skipped files keep theirs (they are still there).
   const seen = new Set<string>([
     ...walk.files.map((f) => f.relativePath),
-    ...walk.skipped.filter((s) => s.reason !== OUTSIDE_LINK_REASON).map((s) => s.relativePath),
+    ...walk.skipped.filter((s) => s.reason !== OUTSIDE_LINK_REASON && !s.copy).map((s) => s.relativePath),
   ])
   const inScope = scopeOf(onlyPaths)
   const unseen = scopeOf(walk.unlisted.includes('.') ? null : walk.unlisted)
@@ -84,10 +117,53 @@ export async function planSync(db: Db, root: string, opts: PlanOptions, timer: S
   return { walk, files, deleted, stored: states.size, kept }
 }
 
+/**
+ * Reads the documentation layout of every file found, and takes out of the walk what the layout
+ * says is not a document of its own (a copy under an alias, a redirect page): listed as skipped,
+ * with the reason. A folder link the walk refused as a loop may be such an alias (mike links
+ * `latest/` to its version): skipped as the copy it is, not failed.
+ */
+async function readLayouts(walk: WalkResult): Promise<Map<string, LayoutVerdict>> {
+  const layouts = new VersionLayouts(walk.root)
+  const verdicts = new Map<string, LayoutVerdict>()
+  const files: WalkFile[] = []
+  for (const f of walk.files) {
+    const v = await layouts.verdict(f.relativePath)
+    if (v.skip) walk.skipped.push({ relativePath: f.relativePath, reason: v.skip, copy: true })
+    else {
+      verdicts.set(f.relativePath, v)
+      files.push(f)
+    }
+  }
+  walk.files = files
+  const failed = []
+  for (const f of walk.failed) {
+    // Only a link loop can be an alias; a folder that failed to open is not looked into again.
+    const loop = f.reason.startsWith('symbolic link loop')
+    const v = loop ? await layouts.verdict(`${f.relativePath}/index.html`) : NO_LAYOUT
+    if (v.skip) walk.skipped.push({ relativePath: f.relativePath, reason: v.skip, copy: true })
+    else failed.push(f)
+  }
+  walk.failed = failed
+  return verdicts
+}
+
+/** A changed layout marker changes the versions of the files around it: its whole folder is synced. */
+function widenForMarkers(paths: string[]): string[] | null {
+  if (!paths.some(isLayoutMarker)) return paths
+  const widened = paths.map((p) => (isLayoutMarker(p) ? p.split('/').slice(0, -1).join('/') : p))
+  // A marker at the top of the folder: every file may change version, as in a full sync.
+  return widened.includes('') ? null : normaliseRelativePaths(widened)
+}
+
 function decide(state: DocumentState | undefined, file: WalkFile, signature: string): FileDecision {
   if (!state) return 'new'
-  if (state.status !== 'indexed' || state.chunker !== signature) return 'changed'
-  return state.size === file.size && state.mtime_ms === file.mtimeMs ? 'unchanged' : 'verify'
+  const same = state.size === file.size && state.mtime_ms === file.mtimeMs
+  // A failure is remembered with the content that failed and the build it failed with; one
+  // without them (the file could not be read, or the failure may pass) is tried again each sync.
+  if (state.status === 'failed') return state.chunker === signature && state.sha256 ? (same ? 'failed' : 'verify') : 'changed'
+  if (state.chunker !== signature) return 'changed'
+  return same ? 'unchanged' : 'verify'
 }
 
 /** Whether this run may prune a stored document: any in a full sync, else the paths given and what is under them. */

@@ -1,7 +1,12 @@
-import type { ImportProgress } from '../../../shared/api'
+import type { FileProgress, ImportProgress } from '../../../shared/api'
 
 /** Progress events are sent at most this often, unless forced (phase changes). */
 const EMIT_EVERY_MS = 100
+/**
+ * A file of at least this many pages is long: each tenth of it parsed is always reported (not
+ * only when the time since the last event allows), so its progress shows whatever the speed.
+ */
+export const LONG_FILE_PAGES = 100
 
 /**
  * An import's progress: the stages bump the counters of `state`; emit() sends a snapshot,
@@ -25,6 +30,7 @@ export class ProgressReporter {
       filesTotal: 0,
       filesDone: 0,
       currentFile: null,
+      fileProgress: null,
       imported: 0,
       unchanged: 0,
       failed: 0,
@@ -52,6 +58,18 @@ export class ProgressReporter {
   fileDone(bytes: number): void {
     this.state.filesDone++
     this.state.bytesDone += bytes
+    this.state.fileProgress = null
+  }
+
+  /** How far the current file is (its pages parsed). */
+  fileProgress(p: FileProgress): void {
+    const before = this.state.fileProgress
+    this.state.fileProgress = { ...p }
+    const tenth = (n: number) => Math.floor((10 * n) / p.total)
+    const crossed =
+      p.total >= LONG_FILE_PAGES &&
+      (before?.stage !== p.stage || before.total !== p.total || tenth(before.done) !== tenth(p.done))
+    this.emit(crossed)
   }
 
   emit(force = false): void {

@@ -16,6 +16,15 @@ export interface PdfText {
   x?: number
   /** Set in Courier (a monospace font, as code is) instead of Helvetica. */
   mono?: boolean
+  /**
+   * Set in a font whose text cannot be read back, as some real PDFs are:
+   * - `controls`: a subset-style font with no ToUnicode map whose glyphs are named G01..G1A (a..z
+   *   drawn as codes 1..26), which readers can only map back to the codes themselves (C0 controls);
+   * - `nul`: a font whose ToUnicode map sends every letter to U+0000, as Chromium writes for glyphs
+   *   it had no font for.
+   * Spaces and other characters keep their usual codes.
+   */
+  broken?: 'controls' | 'nul'
 }
 
 export interface PdfOptions {
@@ -25,7 +34,35 @@ export interface PdfOptions {
 }
 
 function pdfString(s: string): string {
-  return `(${s.replace(/\\/g, '\\\\').replace(/\(/g, '\\(').replace(/\)/g, '\\)')})`
+  const escaped = s.replace(/\\/g, '\\\\').replace(/\(/g, '\\(').replace(/\)/g, '\\)')
+  // Control bytes as octal escapes: a raw CR or LF inside a string is read as a line end.
+  // eslint-disable-next-line no-control-regex
+  return `(${escaped.replace(/[\u0000-\u001f]/g, (c) => '\\' + c.charCodeAt(0).toString(8).padStart(3, '0'))})`
+}
+
+/** a..z (either case) as the codes 1..26 of the `broken` fonts. */
+function brokenCodes(text: string): string {
+  return text.replace(/[a-z]/gi, (c) => String.fromCharCode(c.toLowerCase().charCodeAt(0) - 96))
+}
+
+const GLYPH_NAMES = Array.from({ length: 26 }, (_, i) => `/G${(i + 1).toString(16).toUpperCase().padStart(2, '0')}`)
+
+function brokenFont(kind: 'controls' | 'nul', add: (body: string) => number): number {
+  const encoding = `/Encoding << /Type /Encoding /Differences [1 ${GLYPH_NAMES.join(' ')}] >>`
+  if (kind === 'controls') return add(`<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica ${encoding} >>`)
+  const cmap = [
+    '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+    '/CMapName /Docent-NUL def /CMapType 2 def',
+    '1 begincodespacerange <00> <FF> endcodespacerange',
+    `26 beginbfchar ${GLYPH_NAMES.map((_, i) => `<${(i + 1).toString(16).padStart(2, '0')}> <0000>`).join(' ')} endbfchar`,
+    'endcmap CMapName currentdict /CMap defineresource pop end end',
+  ].join('\n')
+  const toUnicode = add(`<< /Length ${cmap.length} >>\nstream\n${cmap}\nendstream`)
+  return add(`<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica ${encoding} /ToUnicode ${toUnicode} 0 R >>`)
+}
+
+function fontOf(l: PdfText): string {
+  return l.broken === 'controls' ? 'F3' : l.broken === 'nul' ? 'F4' : l.mono ? 'F2' : 'F1'
 }
 
 /** A PDF whose pages hold the given lines of Helvetica (or Courier) text. */
@@ -39,15 +76,24 @@ export function makePdf(pages: PdfText[][], opts: PdfOptions = {}): Uint8Array {
   const pagesId = add('')
   const fontId = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>')
   const monoId = add('<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>')
+  // Only PDFs that use them carry the broken fonts: every other fixture stays byte for byte as it was.
+  const all = pages.flat()
+  const extra = (['controls', 'nul'] as const)
+    .filter((k) => all.some((l) => l.broken === k))
+    .map((k) => `/${k === 'controls' ? 'F3' : 'F4'} ${brokenFont(k, add)} 0 R`)
+    .join(' ')
   const kids: number[] = []
   for (const lines of pages) {
     const content = lines
-      .map((l) => `BT /${l.mono ? 'F2' : 'F1'} ${l.size} Tf ${l.x ?? 72} ${l.y} Td ${pdfString(l.text)} Tj ET`)
+      .map((l) => {
+        const text = l.broken ? brokenCodes(l.text) : l.text
+        return `BT /${fontOf(l)} ${l.size} Tf ${l.x ?? 72} ${l.y} Td ${pdfString(text)} Tj ET`
+      })
       .join('\n')
     const contentId = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`)
     kids.push(
       add(
-        `<< /Type /Page /Parent ${pagesId} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${fontId} 0 R /F2 ${monoId} 0 R >> >> /Contents ${contentId} 0 R >>`,
+        `<< /Type /Page /Parent ${pagesId} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${fontId} 0 R /F2 ${monoId} 0 R${extra ? ' ' + extra : ''} >> >> /Contents ${contentId} 0 R >>`,
       ),
     )
   }
