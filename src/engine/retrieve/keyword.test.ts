@@ -8,7 +8,7 @@ import { parseTsvector } from '../store/tsvector'
 import { deleteDocument, markSynced, replaceDocument, upsertCollection, type ChunkRow } from '../store/writer'
 import { checkIndexConsistency } from '../store/consistency'
 import { countWords, extractExactTerms } from './exact-terms'
-import { retrieveKeyword, sameRanking, topK } from './keyword'
+import { retrieveKeyword, sameRanking, SCORING, topK } from './keyword'
 import { resolveScope } from './scope'
 import { storeBackends, type StoreBackend } from '../../test-support/backends'
 
@@ -162,6 +162,18 @@ function postingsSuite(backend: StoreBackend): void {
   }, 120_000)
   afterAll(async () => {
     await closeDb()
+  })
+
+  it('ranks exactly as the SQL path whether long lists are walked or searched per candidate', async () => {
+    const saved = SCORING.lookupRatio
+    try {
+      for (const ratio of [0, Infinity]) {
+        SCORING.lookupRatio = ratio
+        await checkAll()
+      }
+    } finally {
+      SCORING.lookupRatio = saved
+    }
   })
 
   it('ranks exactly as the SQL path, in every scope', async () => {

@@ -11,6 +11,9 @@ import { parseTsvector } from './tsvector'
  * search runs in SQL, with the same ranking.
  */
 
+/** Lexemes whose per-collection counts are kept (the cache is cleared when it is full). */
+const DF_CACHE_TERMS = 50_000
+
 /** Chunks read per statement while building (other queries run between batches). */
 const BUILD_BATCH = 5000
 /** A query brings the postings up to date itself when at most this many chunk rows changed. */
@@ -81,6 +84,10 @@ export interface PostingsStats {
 
 export class KeywordPostings {
   private terms = new Map<string, TermList>()
+  /** Per lexeme, its live chunks per collection at `changes` (statistics()). */
+  private dfCache = new Map<string, { changes: number; counts: Int32Array }>()
+  /** Bumped by every change to the postings: what the cache above was counted at. */
+  private changes = 0
   private slotOf = new Map<string, number>()
   private ids: string[] = []
   private seqs: (number | null)[] = []
@@ -144,18 +151,34 @@ export class KeywordPostings {
       n += this.collChunks[i] ?? 0
       totalLen += this.collLen[i] ?? 0
     }
-    const { live, coll } = this
     const df = lexemes.map((lexeme) => {
-      const list = this.terms.get(lexeme)
-      if (!list) return 0
+      const per = this.countsByCollection(lexeme)
+      if (!per) return 0
       let count = 0
-      for (let i = 0; i < list.n; i++) {
-        const s = list.slots[i]!
-        if (live[s] && inColl[coll[s]!]) count++
-      }
+      for (let c = 0; c < per.length; c++) if (inColl[c]) count += per[c]!
       return count
     })
     return { df, n, totalLen }
+  }
+
+  /**
+   * A lexeme's live chunks per collection, counted once and kept until the postings change: a
+   * common word's list at a million chunks takes milliseconds to walk, and every search of it would.
+   */
+  private countsByCollection(lexeme: string): Int32Array | null {
+    const list = this.terms.get(lexeme)
+    if (!list) return null
+    const hit = this.dfCache.get(lexeme)
+    if (hit && hit.changes === this.changes && hit.counts.length === this.collections.length) return hit.counts
+    const counts = new Int32Array(this.collections.length)
+    const { live, coll } = this
+    for (let i = 0; i < list.n; i++) {
+      const s = list.slots[i]!
+      if (live[s]) counts[coll[s]!]!++
+    }
+    if (this.dfCache.size >= DF_CACHE_TERMS) this.dfCache.clear()
+    this.dfCache.set(lexeme, { changes: this.changes, counts })
+    return counts
   }
 
   versionIndex(v: string | null): number | undefined {
@@ -241,6 +264,8 @@ export class KeywordPostings {
   }
 
   private reset(): void {
+    this.changes++
+    this.dfCache.clear()
     this.terms = new Map()
     this.slotOf = new Map()
     this.ids = []
@@ -330,6 +355,7 @@ export class KeywordPostings {
   }
 
   private add(r: ChunkTerms): void {
+    this.changes++
     const slot = this.slots++
     if (slot >= this.live.length) this.grow(slot + 1)
     this.ids[slot] = r.id
@@ -350,6 +376,7 @@ export class KeywordPostings {
 
   private remove(slot: number): void {
     if (!this.live[slot]) return
+    this.changes++
     this.live[slot] = 0
     this.collChunks[this.coll[slot]!]!--
     this.collLen[this.coll[slot]!]! -= this.dl[slot]!
@@ -383,6 +410,7 @@ export class KeywordPostings {
 
   /** Drops deleted chunks from every list and renumbers the live ones. */
   private compact(): void {
+    this.changes++
     const to = new Int32Array(this.slots).fill(-1)
     let next = 0
     for (let s = 0; s < this.slots; s++) {
