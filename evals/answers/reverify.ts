@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util'
 import path from 'node:path'
 import { Engine } from '../../src/engine/engine'
 import { loadQuestions, isHit } from '../../src/engine/eval/questions'
-import { verifyCitations } from '../../src/engine/answer/verify'
+import { verifyReply, type Verification } from '../../src/engine/answer/verify'
 import type { PromptPassage } from '../../src/engine/answer/prompt'
+import { similarityFloorFor, type Similarity } from '../../src/engine/answer/support'
 
 /**
  * Re-verifies the model replies stored in the traces of an `eval answers --data <dir>` run with
@@ -12,18 +13,38 @@ import type { PromptPassage } from '../../src/engine/answer/prompt'
  * corrective retry it would get is not run).
  *
  *   npx tsx evals/answers/reverify.ts --data <dir> --questions <file.jsonl> [--since <ISO time>] [--json]
+ *       [--models <dir>]  (the embedding model for the similarity check; without it the check is skipped)
+ *       [--coverage-floor x] [--similarity-floor x]  (try another floor on the same replies)
  */
 const { values } = parseArgs({
-  options: { data: { type: 'string' }, questions: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    data: { type: 'string' },
+    questions: { type: 'string' },
+    since: { type: 'string' },
+    json: { type: 'boolean' },
+    models: { type: 'string' },
+    'coverage-floor': { type: 'string' },
+    'similarity-floor': { type: 'string' },
+  },
 })
 
 async function main(): Promise<void> {
   if (!values.data || !values.questions) throw new Error('needs --data <dir> and --questions <file.jsonl>')
   const engine = await Engine.open({
     dataDir: path.resolve(values.data),
-    modelsDir: path.join(path.resolve(values.data), 'no-models'),
+    modelsDir: values.models ? path.resolve(values.models) : path.join(path.resolve(values.data), 'no-models'),
+    readOnly: true,
   })
   try {
+    const { model: embedder } = await engine.embedder()
+    const floor = values['similarity-floor'] !== undefined ? Number(values['similarity-floor']) : similarityFloorFor(embedder?.id ?? null)
+    const similarity: Similarity | undefined = embedder
+      ? async (sentence, units) => {
+          if (!units.length) return null
+          const [s, ...us] = await embedder.embedDocuments([sentence, ...units])
+          return Math.max(...us.map((u) => u.reduce((acc, x, i) => acc + x * s![i]!, 0)))
+        }
+      : undefined
     const byText = new Map((await loadQuestions(values.questions)).map((q) => [q.question, q]))
     const { rows } = await engine.db.query<{
       question: string
@@ -40,6 +61,7 @@ async function main(): Promise<void> {
       repairs: string[]
       unverified_claims: string[]
       cites_gold: boolean | null
+      removed: string[]
       gold_in_passages: boolean | null
     }[] = []
     for (const [question, r] of latest) {
@@ -80,7 +102,7 @@ async function main(): Promise<void> {
       const attempts = r.data.attempts ?? []
       const last = attempts.at(-1)
       let outcome = r.outcome
-      let v: ReturnType<typeof verifyCitations> | null = null
+      let v: Verification | null = null
       if (last) {
         let parsed: unknown = null
         try {
@@ -88,7 +110,12 @@ async function main(): Promise<void> {
         } catch {
           parsed = null
         }
-        v = verifyCitations(parsed, passages, r.data.standalone ?? question)
+        v = await verifyReply(parsed, passages, {
+          question: r.data.standalone ?? question,
+          similarity,
+          similarityFloor: floor,
+          ...(values['coverage-floor'] !== undefined ? { coverageFloor: Number(values['coverage-floor']) } : {}),
+        })
         outcome = !v.ok ? 'unverifiable_citations' : v.reply?.answerable ? 'answer' : 'not_in_context'
       }
       const answered = outcome === 'answer'
@@ -99,7 +126,8 @@ async function main(): Promise<void> {
         now: outcome,
         repairs: v?.repairs.map((x) => x.code) ?? [],
         unverified_claims: answered && v ? [...v.unsupported_numbers, ...v.unsupported_quotes, ...v.unsupported_terms] : [],
-        cites_gold: answered && v?.reply ? v.reply.citations.some((n) => hit(ids[n - 1])) : null,
+        cites_gold: answered && v ? v.markers.some((n) => hit(ids[n - 1])) : null,
+        removed: v?.removed.map((x) => `${x.code}: ${x.text}`) ?? [],
         gold_in_passages: q.answerable ? ids.some((id) => hit(id)) : null,
       })
     }
@@ -113,7 +141,7 @@ async function main(): Promise<void> {
       ...(key === 'now'
         ? {
             answers_citing_gold: `${answered(A, key).filter((p) => p.cites_gold).length}/${answered(A, key).length}`,
-            answers_with_unverified_claims: answered(per, key).filter((p) => p.unverified_claims.length > 0).length,
+            answers_with_removed_sentences: answered(per, key).filter((p) => p.removed.length > 0).length,
           }
         : {}),
     })
@@ -121,7 +149,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       values.json
         ? JSON.stringify(report, null, 2) + '\n'
-        : `${JSON.stringify({ as_run: report.as_run, verified_now: report.verified_now }, null, 1)}\n${per.map((p) => `${p.id} ${p.answerable ? 'answerable' : 'unanswerable'}: ${p.stored} -> ${p.now}${p.repairs.length ? ` [${p.repairs.join(', ')}]` : ''}${p.unverified_claims.length ? ` unverified: ${p.unverified_claims.join(', ')}` : ''}${p.cites_gold === false ? ' (cites no gold section)' : ''}`).join('\n')}\n`,
+        : `${JSON.stringify({ as_run: report.as_run, verified_now: report.verified_now }, null, 1)}\n${per.map((p) => `${p.id} ${p.answerable ? 'answerable' : 'unanswerable'}: ${p.stored} -> ${p.now}${p.repairs.length ? ` [${p.repairs.join(', ')}]` : ''}${p.removed.length ? `\n    removed: ${p.removed.join('\n    removed: ')}` : ''}${p.cites_gold === false ? ' (cites no gold section)' : ''}`).join('\n')}\n`,
     )
   } finally {
     await engine.close()

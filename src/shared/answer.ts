@@ -53,15 +53,66 @@ export const ClosestSection = z.object({
 })
 export type ClosestSection = z.infer<typeof ClosestSection>
 
+/**
+ * One sentence of a verified answer (claim-level citations): its text without markers, and the
+ * numbers (Citation.n) of the passages it rests on. Every sentence shown passed the support check
+ * against exactly those passages (answer/support.ts).
+ */
+export const AnswerSentence = z.object({
+  text: z.string(),
+  citations: z.array(z.number().int().positive()),
+  /** The release its passages come from, when the answer's sources span releases (no version was chosen). */
+  version: z.string().nullable().optional(),
+  /** Added by the engine, not written by the model: the rest of a procedure, copied from its source. */
+  added: z.literal('procedure').optional(),
+})
+export type AnswerSentence = z.infer<typeof AnswerSentence>
+
+/** Why a sentence failed the support check against the passages it cites. */
+export const SupportFailure = z.enum([
+  'no_citation',
+  'unsupported_number',
+  'unsupported_name',
+  'unsupported_quote',
+  'words_not_covered',
+  'misattached',
+  'not_similar',
+  'points_only',
+])
+export type SupportFailure = z.infer<typeof SupportFailure>
+
+/** A sentence the model wrote that the support check removed: shown as removed, never as verified. */
+export const RemovedSentence = z.object({
+  text: z.string(),
+  /** Passage numbers as the model cited them (prompt order). */
+  cited: z.array(z.number().int()),
+  code: SupportFailure,
+  /** In plain words: "the cited passages give .020 for long bowden extruders, not for direct drive". */
+  reason: z.string(),
+})
+export type RemovedSentence = z.infer<typeof RemovedSentence>
+
 export const AskResult = z.object({
   /** The verified answer with inline [n] markers; null when abstaining or in search-only mode. */
   answer: z.string().nullable(),
   abstained: z.boolean(),
   reason: AbstainReason.nullable(),
-  /** Cited passages (search-only mode: every passage returned). */
+  /**
+   * Cited passages, numbered 1..n in the order the answer first uses them; a passage no sentence
+   * uses is not listed (search-only mode: every passage returned, in rank order).
+   */
   citations: z.array(Citation),
-  /** Chunk ids of the passages given to the model, in prompt order (passage n is index n-1). */
+  /** Chunk ids of the passages given to the model, in prompt order. */
   passages: z.array(z.string()),
+  /** The answer sentence by sentence, each with its citations; absent on abstentions and on results stored before it existed. */
+  sentences: z.array(AnswerSentence).optional(),
+  /** Sentences the support check removed, with the reason: the UI and the CLI show them as removed. */
+  removed: z.array(RemovedSentence).optional(),
+  /**
+   * Why there is no answer, in plain words, when the engine can say more than the reason code:
+   * "The 2024-11-05 docs never mention audio; it first appears in 2025-03-26."
+   */
+  explanation: z.string().nullable().optional(),
   /** For abstentions: the sections that came closest, so the person can look themselves. */
   closest: z.array(ClosestSection),
   /** Parts of the question the passages did not answer (partial answers). */
@@ -91,8 +142,22 @@ export const AskResult = z.object({
 })
 export type AskResult = z.infer<typeof AskResult>
 
-export const AskStage = z.enum(['route', 'rewrite', 'cache', 'search', 'gate', 'read', 'generate', 'verify', 'retry', 'done'])
+export const AskStage = z.enum(['route', 'rewrite', 'cache', 'search', 'gate', 'release', 'read', 'generate', 'verify', 'retry', 'done'])
 export type AskStage = z.infer<typeof AskStage>
+
+/** A passage as shown while the model reads it: where it is, and its text split into sentences, those that match the question marked. */
+export const PassagePreview = z.object({
+  n: z.number().int().positive(),
+  chunk_id: z.string(),
+  collection: z.string(),
+  path: z.string(),
+  heading: z.string(),
+  version: z.string().nullable(),
+  kind: z.string().nullable(),
+  page: z.number().int().nullable(),
+  sentences: z.array(z.object({ text: z.string(), match: z.boolean() })),
+})
+export type PassagePreview = z.infer<typeof PassagePreview>
 
 export const AskEvent = z.discriminatedUnion('type', [
   /** A stage started, described in words a person understands ("Searching the 2025-03-26 docs"). */
@@ -102,6 +167,25 @@ export const AskEvent = z.discriminatedUnion('type', [
    * final event's result replaces it (it may be an abstention). `attempt` starts a new draft.
    */
   z.object({ type: z.literal('token'), text: z.string(), attempt: z.number().int().positive() }),
+  /**
+   * The passages the model is about to read, with the sentences that match the question marked:
+   * shown at once, so a person waiting for the answer has something to read (and keeps them if
+   * they stop the model). Sent once, before the model starts.
+   */
+  z.object({ type: z.literal('passages'), scope_label: z.string(), passages: z.array(PassagePreview) }),
+  /**
+   * How far the model has got: `read` of `total` prompt tokens evaluated (after what was already
+   * in its cache), then tokens written. `eta_ms` comes from the rate measured so far on this machine.
+   */
+  z.object({
+    type: z.literal('progress'),
+    phase: z.enum(['loading', 'reading', 'writing']),
+    read: z.number().int().nonnegative(),
+    total: z.number().int().nonnegative(),
+    written: z.number().int().nonnegative(),
+    elapsed_ms: z.number().nonnegative(),
+    eta_ms: z.number().nonnegative().nullable(),
+  }),
   z.object({ type: z.literal('final'), result: AskResult }),
 ])
 export type AskEvent = z.infer<typeof AskEvent>
@@ -261,6 +345,8 @@ export const ProblemCode = z.enum([
   'no_citations',
   'citation_out_of_range',
   'answer_repeats_question',
+  /** Every sentence failed the support check against the passages it cites. */
+  'no_supported_sentence',
   // The two below are no longer raised (a mismatch between markers and "citations" is repaired,
   // see RepairCode); they stay so that traces stored before still parse.
   'marker_not_declared',
@@ -280,7 +366,15 @@ export type VerificationWarning = z.infer<typeof VerificationWarning>
  * a name the question asks for (a header, a method) that no passage given contains is turned into
  * "the documents don't say".
  */
-export const RepairCode = z.enum(['markers_added', 'citation_dropped', 'subject_not_in_passages'])
+export const RepairCode = z.enum([
+  'markers_added',
+  'citation_dropped',
+  'subject_not_in_passages',
+  /** A sentence that cited nothing was given the one passage that supports it. */
+  'citation_filled',
+  /** Steps of a procedure the answer stopped before were copied from its source. */
+  'procedure_completed',
+])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })
 export type VerificationRepair = z.infer<typeof VerificationRepair>
@@ -293,10 +387,15 @@ export const AttemptTrace = z.object({
   attempt: z.number().int().positive(),
   purpose: z.enum(['answer', 'correction']),
   raw: z.string(),
+  /** Tokens of the whole prompt (system, passages, question, chat template). Absent in older traces. */
+  prompt_tokens: z.number().optional(),
+  /** Prompt tokens actually evaluated: what the model's cache did not already hold from the previous call. */
   tokens_in: z.number(),
   tokens_out: z.number(),
   stop_reason: StopReason,
   ms: z.number(),
+  /** From the start of the call to the first token written (prompt reading included). Absent in older traces. */
+  first_token_ms: z.number().optional(),
   verification: z.object({
     ok: z.boolean(),
     /** What the reply said about answerability; null when it was not a valid reply. */
@@ -313,6 +412,60 @@ export const AttemptTrace = z.object({
   }),
 })
 export type AttemptTrace = z.infer<typeof AttemptTrace>
+
+/** The support check of one sentence of the reply (answer/support.ts). */
+export const ClaimTrace = z.object({
+  text: z.string(),
+  /** Passage numbers it cites, in prompt order. */
+  cited: z.array(z.number().int()),
+  ok: z.boolean(),
+  failure: SupportFailure.nullable(),
+  reason: z.string().nullable(),
+  /** Share of its content words found in the cited passages. */
+  coverage: z.number(),
+  /** Best cosine similarity to a sentence of a cited passage (null without an embedding model). */
+  best_cosine: z.number().nullable(),
+  /** What the checker changed: a missing citation filled in from the passage that supports it. */
+  repaired: z.string().nullable(),
+})
+export type ClaimTrace = z.infer<typeof ClaimTrace>
+
+/** A term the question asks about, and where the collection mentions it (release.ts). */
+export const KeyTermTrace = z.object({
+  term: z.string(),
+  form: z.enum(['identifier', 'quoted', 'word']),
+  /** Passages of the scoped releases (and unversioned ones) that contain it, authoritative kinds apart. */
+  in_scope_authoritative: z.number().int(),
+  in_scope_other: z.number().int(),
+  /** Passages of the collection's other releases that contain it. */
+  elsewhere: z.number().int(),
+  elsewhere_authoritative: z.number().int(),
+  /** The earliest release that mentions it, when the scoped one does not. */
+  first_version: z.string().nullable(),
+})
+export type KeyTermTrace = z.infer<typeof KeyTermTrace>
+
+/** The release rules, enforced in code before and after the model (answer/release.ts). */
+export const ReleaseTrace = z.object({
+  /** The releases the question is scoped to (chosen, or named in its words); null when not scoped to one. */
+  releases: z.array(z.string()).nullable(),
+  authoritative_kinds: z.array(z.string()),
+  /** The scoped releases have passages of an authoritative kind (e.g. Specification). */
+  has_authoritative: z.boolean(),
+  terms: z.array(KeyTermTrace),
+  verdict: z.enum(['not_scoped', 'no_key_terms', 'mentioned', 'never_mentioned', 'guides_only']),
+  /** After generation: an authoritative passage of the release containing a key term had to be cited. */
+  must_cite_authoritative: z.boolean(),
+  cited_authoritative: z.boolean().nullable(),
+})
+export type ReleaseTrace = z.infer<typeof ReleaseTrace>
+
+/** How the passages were cut down to what bears on the question before the model read them. */
+export const TrimTrace = z.object({
+  passages: z.array(z.object({ chunk_id: z.string(), tokens_before: z.number(), tokens_after: z.number() })),
+  budget_tokens: z.number(),
+})
+export type TrimTrace = z.infer<typeof TrimTrace>
 
 /** How the last reply fared in verification. */
 export const VerificationTrace = z.discriminatedUnion('result', [
@@ -359,6 +512,12 @@ export const AskTrace = z.object({
   model_error: z.string().optional(),
   tokens: z.object({ in: z.number(), out: z.number() }).optional(),
   verification: VerificationTrace.optional(),
+  /** The release rules: before the model (a release that never mentions the key term) and after it. */
+  release: ReleaseTrace.optional(),
+  /** Passages cut down to what bears on the question. */
+  trim: TrimTrace.optional(),
+  /** The support check of every sentence of the accepted reply. */
+  claims: z.array(ClaimTrace).optional(),
   result: AskResult,
 })
 export type AskTrace = z.infer<typeof AskTrace>

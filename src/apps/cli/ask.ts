@@ -36,12 +36,26 @@ export async function cmdAsk(argv: string[]): Promise<void> {
   let draft = ''
   let attempt = 0
   let midLine = false
+  let status = false
+  const clearStatus = () => {
+    if (status) process.stderr.write('\r\x1b[2K')
+    status = false
+  }
   const onEvent = (e: AskEvent) => {
     if (e.type === 'stage' && showStages && e.stage !== 'done') {
+      clearStatus()
       if (midLine) process.stdout.write('\n')
       midLine = false
       process.stderr.write(`\x1b[2m… ${e.message}\x1b[0m\n`)
+    } else if (e.type === 'passages' && live) {
+      // Something to read while the model reads the same passages.
+      clearStatus()
+      process.stdout.write(formatPassages(e, question, true) + '\n')
+    } else if (e.type === 'progress' && showStages) {
+      process.stderr.write(`\r\x1b[2K\x1b[2m${progressLine(e)}\x1b[0m`)
+      status = true
     } else if (e.type === 'token' && live) {
+      clearStatus()
       if (e.attempt !== attempt) {
         attempt = e.attempt
         draft = ''
@@ -52,18 +66,22 @@ export async function cmdAsk(argv: string[]): Promise<void> {
     }
   }
 
-  const result: AskResult = await withLibrary(values, (lib) =>
-    lib.ask(
-      {
-        question,
-        // No --version: the version named in the question (if any), else every version.
-        scope: { collections: values.collection ?? [], version: values.version ?? 'auto' },
-        ...(values.thread ? { threadId: values.thread } : {}),
-        ...(values['search-only'] ? { searchOnly: true } : {}),
-      },
-      { onEvent, signal: controller.signal },
-    ),
+  const result: AskResult = await withLibrary(
+    values,
+    (lib) =>
+      lib.ask(
+        {
+          question,
+          // No --version: the version named in the question (if any), else every version.
+          scope: { collections: values.collection ?? [], version: values.version ?? 'auto' },
+          ...(values.thread ? { threadId: values.thread } : {}),
+          ...(values['search-only'] ? { searchOnly: true } : {}),
+        },
+        { onEvent, signal: controller.signal },
+      ),
+    { mustExist: true },
   )
+  clearStatus()
   if (json) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n')
     return
@@ -107,6 +125,7 @@ export function formatResult(r: AskResult, opts: { skipAnswer?: boolean; questio
   }
   if (r.mode === 'smalltalk') lines.push(r.answer ?? '')
   else if (r.abstained) {
+    if (r.explanation) lines.push(r.explanation)
     lines.push(REASON_TEXT[r.reason ?? 'no_relevant_sources']!(r.scope_label || 'the documents'))
     if (r.reason !== 'off_topic') for (const c of r.closest) lines.push(`  - ${where(c)}`)
   } else if (r.mode === 'search-only') {
@@ -121,6 +140,10 @@ export function formatResult(r: AskResult, opts: { skipAnswer?: boolean; questio
     if (r.unanswered_parts.length) lines.push('', 'Not answered by the documents:', ...r.unanswered_parts.map((p) => `  - ${p}`))
     lines.push('', 'Sources:', ...r.citations.map((c) => `  [${c.n}] ${where(c)}`))
   }
+  if (r.removed?.length) {
+    lines.push('', `Removed (the cited passages do not say ${r.removed.length === 1 ? 'it' : 'them'}):`)
+    for (const x of r.removed) lines.push(`  - ${dim(x.text)} (${x.reason})`)
+  }
   for (const w of r.warnings) lines.push(`warning: ${w}`)
   for (const n of r.notices) lines.push(`note: ${n}`)
   if (r.rewritten_question) lines.push(`(searched for: ${r.rewritten_question})`)
@@ -128,4 +151,25 @@ export function formatResult(r: AskResult, opts: { skipAnswer?: boolean; questio
   if (r.mode !== 'smalltalk' && r.scope && r.scope.source !== 'chosen') lines.push(`Searched ${r.scope.label}.`)
   lines.push(dim(`trace ${r.trace_id}  thread ${r.thread_id}${r.cached ? '  (cached answer)' : ''}`))
   return lines.join('\n')
+}
+
+/** The passages the model is about to read, with the sentences that match the question in bold. */
+export function formatPassages(e: Extract<AskEvent, { type: 'passages' }>, question: string, tty: boolean): string {
+  const terms = queryTerms(question)
+  const lines = [dim(`The passages being read, from ${e.scope_label} (the checked answer follows):`)]
+  for (const p of e.passages) {
+    const meta = [p.version, p.kind, p.page ? `p. ${p.page}` : null].filter(Boolean).join(', ')
+    lines.push(`  [${p.n}] ${p.path}${p.heading ? ` — ${p.heading}` : ''}${meta ? ` (${meta})` : ''}`)
+    const matched = p.sentences.filter((x) => x.match).slice(0, 2)
+    for (const x of matched) lines.push(`      ${highlight(x.text.length > 220 ? x.text.slice(0, 219) + '…' : x.text, terms, tty)}`)
+  }
+  return lines.join('\n')
+}
+
+/** "reading 420 of 980 tokens · 12 s · about 8 s left", or the tokens written once the model writes. */
+export function progressLine(e: Extract<AskEvent, { type: 'progress' }>): string {
+  const s = Math.round(e.elapsed_ms / 1000)
+  if (e.phase === 'writing') return `writing the answer: ${e.written} tokens · ${s} s (the processor does the work; this takes a while on a laptop)`
+  const eta = e.eta_ms !== null ? ` · about ${Math.ceil(e.eta_ms / 1000)} s left` : ''
+  return `reading the passages: ${e.read} of ${e.total} tokens · ${s} s${eta}`
 }

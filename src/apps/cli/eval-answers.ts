@@ -30,6 +30,7 @@ interface Setup {
   values: { data?: string; models?: string; json?: string; collection?: string; judge?: boolean; 'gate-threshold'?: string }
   questions: EvalQuestion[]
   corpus: string
+  qfile: string
 }
 
 async function setup(argv: string[], name: string): Promise<Setup> {
@@ -44,7 +45,7 @@ async function setup(argv: string[], name: string): Promise<Setup> {
   }
   if (values['gate-threshold'] !== undefined && !Number.isFinite(Number(values['gate-threshold'])))
     fail(`--gate-threshold must be a number (got "${values['gate-threshold']}")`)
-  return { values, questions, corpus }
+  return { values, questions, corpus, qfile }
 }
 
 function fail(message: string): never {
@@ -80,6 +81,7 @@ async function run(engine: Engine, collection: string, s: Setup, config: AnswerE
   return evalAnswers(engine, s.questions, {
     collection,
     config,
+    set: path.basename(path.dirname(path.resolve(s.qfile))),
     judge: !!s.values.judge,
     ...(threshold !== undefined ? { askOptions: { gateThreshold: Number(threshold) } } : {}),
     onQuestion: (done, total, q) => progress(`${config.name}: ${done}/${total} ${q.id}`),
@@ -99,52 +101,18 @@ export async function cmdEvalAnswers(argv: string[]): Promise<void> {
   )
   out.push(`NOTE: ${report.note}`)
   out.push('')
-  out.push(
-    formatTable(
-      [
-        'questions',
-        'answerable',
-        'answered',
-        'false abst.',
-        'unanswerable',
-        'abstained',
-        'right reason',
-        'gold in passages',
-        'citations valid',
-        '1st reply valid',
-        'section-correct',
-        'faithful',
-        'LLM calls',
-        'p50 ms',
-        'p95 ms',
-      ],
-      [
-        [
-          report.questions,
-          report.answerable,
-          pct(report.answer_rate),
-          report.false_abstentions.length,
-          report.unanswerable,
-          pct(report.abstention_accuracy),
-          pct(report.abstention_reason_accuracy),
-          pct(report.retrieval_gold_in_passages),
-          pct(report.citation_validity),
-          pct(report.first_reply_validity),
-          pct(report.section_correct_citations),
-          pct(report.faithfulness),
-          report.llm_calls,
-          report.p50_ms,
-          report.p95_ms,
-        ],
-      ],
-    ),
-  )
+  out.push(answerTable(report))
   out.push('')
   out.push(`false abstentions: ${report.false_abstentions.map((f) => `${f.id} (${f.reason})`).join(', ') || 'none'}`)
   out.push(`answered but should have abstained: ${report.wrong_answers_to_unanswerable.join(', ') || 'none'}`)
   out.push(
-    `answers with a claim their citations do not contain: ${report.claim_check_failures}; answers accepted after a citation-marker repair: ${report.repaired_answers}`,
+    `answers with sentences removed by the support check: ${report.answers_with_removed_sentences}; answers accepted after a citation repair: ${report.repaired_answers}`,
   )
+  const refusals = Object.entries(report.gate_refusals_by_kind)
+    .map(([kind, r]) => `${kind} ${r.refused}/${r.of}`)
+    .join(', ')
+  out.push(`relevance gate refusals of answerable questions, by kind: ${refusals || 'none'}`)
+  if (report.faithfulness !== null) out.push(`--judge (the answering model's own verdict, not a quality figure): ${pct(report.faithfulness)} faithful`)
   out.push(`router mistakes: ${report.route_mistakes.map((m) => `${m.id} [${m.kind}] -> ${m.got}`).join(', ') || 'none'}`)
   if (report.gate_calibration) {
     const c = report.gate_calibration
@@ -212,4 +180,47 @@ export async function cmdEvalCompare(argv: string[]): Promise<void> {
     'pass = answered if answerable, abstained with the expected reason otherwise; retrieval = a gold section among the passages given to the model.',
   )
   process.stdout.write(out.join('\n') + '\n')
+}
+
+/** The answer eval's figures for the whole set and each hash half (fit / held_out). */
+export function answerTable(report: AnswerEvalReport): string {
+  const rows = [
+    ['all', report],
+    ['fit half', report.halves.fit],
+    ['held-out half', report.halves.held_out],
+  ] as const
+  return formatTable(
+    [
+      'questions',
+      'answerable',
+      'answered',
+      'gold in passages',
+      'gold cited',
+      'facts covered',
+      'unanswerable abstained',
+      'right reason',
+      'answers w/ removals',
+      'LLM calls',
+      'median prompt tok',
+      'median tok read',
+      'median answer ms',
+      'p95 ms',
+    ],
+    rows.map(([name, r]) => [
+      `${name} (${r.questions})`,
+      r.answerable,
+      pct(r.answer_rate),
+      pct(r.retrieval_gold_in_passages),
+      pct(r.section_correct_citations),
+      pct(r.facts_covered),
+      pct(r.abstention_accuracy),
+      pct(r.abstention_reason_accuracy),
+      r.answers_with_removed_sentences,
+      r.llm_calls,
+      r.median_prompt_tokens,
+      r.median_tokens_in,
+      r.median_answer_ms,
+      r.p95_ms,
+    ]),
+  )
 }

@@ -48,13 +48,16 @@ function fail(message: string): never {
   throw new UsageError(message)
 }
 
-function progressBar(p: ImportProgress): string {
+/** The one-line progress of `docent ingest` on a terminal, with the page inside a long file. */
+export function progressBar(p: ImportProgress): string {
   const width = 24
   const frac = p.filesTotal ? p.filesDone / p.filesTotal : 0
   const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.')
   const eta = p.etaMs !== null && p.filesDone < p.filesTotal ? ` eta ${Math.ceil(p.etaMs / 1000)}s` : ''
   const file = p.currentFile ? ` ${p.currentFile.length > 40 ? '…' + p.currentFile.slice(-39) : p.currentFile}` : ''
-  return `\r[${bar}] ${p.filesDone}/${p.filesTotal} files, ${p.chunksWritten} chunks${eta}${file}`.padEnd(110)
+  const fp = p.currentFile ? p.fileProgress : null
+  const pages = fp && fp.stage === 'pages' ? ` (page ${fp.done}/${fp.total})` : ''
+  return `\r[${bar}] ${p.filesDone}/${p.filesTotal} files, ${p.chunksWritten} chunks${eta}${file}${pages}`.padEnd(110)
 }
 
 async function withEngine<T>(
@@ -163,15 +166,18 @@ async function cmdSearch(argv: string[]): Promise<void> {
   const k = values.k === undefined ? 10 : Number(values.k)
   if (!Number.isInteger(k) || k < 1 || k > 100) fail(`-k must be a whole number from 1 to 100 (got "${values.k}")`)
   const mode = parseMode(values.mode, 'hybrid')
-  const found = await withLibrary(values, (lib) =>
-    lib.invoke('search', {
-      query,
-      // No --version: the version named in the query (if any), else every version; --version all is explicit.
-      scope: { collections: values.collection ?? [], version: values.version ?? 'auto' },
-      mode,
-      rerank: !!values.rerank,
-      k,
-    }),
+  const found = await withLibrary(
+    values,
+    (lib) =>
+      lib.invoke('search', {
+        query,
+        // No --version: the version named in the query (if any), else every version; --version all is explicit.
+        scope: { collections: values.collection ?? [], version: values.version ?? 'auto' },
+        mode,
+        rerank: !!values.rerank,
+        k,
+      }),
+    { mustExist: true },
   )
   const res = { ...found, scope_label: found.scope.label }
   if (values.json) return out(res)
@@ -204,7 +210,7 @@ async function cmdCollections(argv: string[]): Promise<void> {
     args: argv,
     options: { data: { type: 'string' }, database: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } },
   })
-  const cols = await withLibrary(values, (lib) => lib.invoke('collections.list', {}))
+  const cols = await withLibrary(values, (lib) => lib.invoke('collections.list', {}), { mustExist: true })
   if (values.json) return out({ collections: cols })
   if (cols.length === 0)
     return void process.stdout.write('No collections yet. Import one: docent ingest <folder> --collection <name>\n')

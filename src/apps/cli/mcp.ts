@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { Readable, Writable } from 'node:stream'
 import { parseArgs } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { Library } from '../library'
+import { Library, requireLibraryFolder } from '../library'
 import { createDocentMcpServer } from '../mcp/server'
 
 /**
@@ -43,6 +43,9 @@ export async function cmdMcp(argv: string[], io: { stdin?: Readable; stdout?: Wr
   console.debug = toStderr
 
   const allowWrites = !!values['allow-writes']
+  // Read-only, a mistyped --data must not become an empty library the client then searches; the
+  // app's own folder may be new (an MCP client starts the server before the first import).
+  if (!allowWrites) requireLibraryFolder(values, { explicitOnly: true })
   const library = new Library({
     data: values.data,
     database: values.database,

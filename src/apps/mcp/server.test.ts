@@ -318,11 +318,14 @@ describe('docent mcp with models installed (fixture models: random weights, plum
     }
   })
 
-  it('ask runs the answer model and returns a verified answer or a reasoned abstention', async () => {
-    const r = (await server.client.callTool({
-      name: 'ask',
-      arguments: { question: 'How does the initialization phase of the lifecycle work?' },
-    })) as CallToolResult
+  it('ask runs the answer model and returns a verified answer or a reasoned abstention, with progress on the way', async () => {
+    const progress: { progress: number; total?: number; message?: string }[] = []
+    const r = (await server.client.callTool(
+      { name: 'ask', arguments: { question: 'How does the initialization phase of the lifecycle work?' } },
+      undefined,
+      // The SDK sends a progress token and, with resetTimeoutOnProgress, restarts its time-out on each notification.
+      { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true },
+    )) as CallToolResult
     expect(r.isError, text(r)).toBeFalsy()
     const out = r.structuredContent as {
       mode: string
@@ -336,5 +339,9 @@ describe('docent mcp with models installed (fixture models: random weights, plum
     if (out.abstained) expect(out.reason).toMatch(/^(no_relevant_sources|not_in_context|unverifiable_citations)$/)
     else expect(out.answer).toBeTruthy()
     expect(server.errors).toEqual([])
+    // Stages, the passages read, and the model's reading: each notification's progress is larger than the last.
+    expect(progress.length).toBeGreaterThan(3)
+    expect(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress)).toBe(true)
+    expect(progress.map((p) => p.message).join('\n')).toMatch(/Reading \d+ passages? from/)
   })
 })

@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { latestVersion } from '../../engine/ingest/versions'
 import { collectionSlug } from '../../engine/store/ids'
-import { AskResult } from '../../shared/answer'
+import { AskResult, type AskEvent } from '../../shared/answer'
 import { ScopeInfo, SearchMode } from '../../shared/search'
 import type { Library } from '../library'
 
@@ -276,6 +276,7 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
     (args, extra) =>
       guarded(async () => {
         const collections = asList(args.collection)
+        const token = extra._meta?.progressToken
         const result = await library.ask(
           {
             question: args.question,
@@ -283,7 +284,11 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
             ...(args.thread_id ? { threadId: args.thread_id } : {}),
             ...(args.search_only ? { searchOnly: true } : {}),
           },
-          { signal: extra.signal },
+          {
+            signal: extra.signal,
+            // A long answer keeps the client's request alive: each notification resets its time-out.
+            ...(token !== undefined ? { onEvent: askProgress((params) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } })) } : {}),
+          },
         )
         const notices = await versionNotice(args.version, collections)
         return ok({ ...result, notices: [...notices, ...result.notices] } satisfies AskResult)
@@ -415,4 +420,37 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
   )
 
   return server
+}
+
+/**
+ * The ask pipeline's events as MCP progress notifications: one per stage, and while the model
+ * reads and writes, at most one every two seconds. `progress` only grows (the protocol requires
+ * it): stages count as steps, then prompt tokens read and answer tokens written are added on top.
+ */
+export function askProgress(
+  send: (params: { progress: number; total?: number; message: string }) => Promise<void>,
+): (e: AskEvent) => void {
+  let step = 0
+  let last = 0
+  let sentAt = 0
+  const notify = (progress: number, message: string, total?: number) => {
+    if (progress <= last) progress = last + 1
+    last = progress
+    void send({ progress, ...(total !== undefined ? { total } : {}), message }).catch(() => undefined)
+  }
+  return (e) => {
+    if (e.type === 'stage') notify(++step, e.message)
+    else if (e.type === 'passages') notify(++step, `Reading ${e.passages.length} passages from ${e.scope_label}`)
+    else if (e.type === 'progress') {
+      const now = Date.now()
+      if (now - sentAt < 2000) return
+      sentAt = now
+      const eta = e.eta_ms !== null ? `, about ${Math.ceil(e.eta_ms / 1000)} s left` : ''
+      const message =
+        e.phase === 'writing'
+          ? `Writing the answer: ${e.written} tokens (${Math.round(e.elapsed_ms / 1000)} s)`
+          : `Reading the passages: ${e.read} of ${e.total} tokens${eta}`
+      notify(step + e.read + e.written, message)
+    }
+  }
 }

@@ -12,6 +12,9 @@ import { searchText } from '../retrieve/scope'
 import type { AskRequest, AskResult } from '../../shared/answer'
 import type { AskContext } from './context'
 import { keywordEvidence } from './gate'
+import { ANSWER_SYSTEM_PROMPT } from './prompt'
+import { checkRelease } from './release'
+import { similarityFloorFor, type Similarity } from './support'
 import { runAsk, type AskOptions } from './pipeline'
 import { AnswerStore } from './store'
 import type { ChatModelLike } from './types'
@@ -33,8 +36,11 @@ export interface AskEngine {
   readonly readOnly?: boolean
   chatModel(): Promise<LoadedModel<ChatModelLike>>
   reranker(): Promise<LoadedModel<RerankerLike & { id: string }>>
-  embedder(): Promise<LoadedModel<QueryEmbedder & { id: string }>>
+  embedder(): Promise<LoadedModel<SentenceEmbedder>>
 }
+
+/** The embedding model as answering uses it: queries for retrieval, and sentences for the support check. */
+export type SentenceEmbedder = QueryEmbedder & { id: string; embedDocuments?(texts: string[]): Promise<Float32Array[]> }
 
 /** Wires the pipeline to an engine: its store, scope resolution, retrievers and models. */
 export async function askWithEngine(engine: AskEngine, request: AskRequest, opts: EngineAskOptions = {}): Promise<AskResult> {
@@ -43,6 +49,8 @@ export async function askWithEngine(engine: AskEngine, request: AskRequest, opts
   const loaded = wantsModel
     ? await engine.chatModel()
     : { model: chatOverride ?? null, problem: chatOverride === null ? 'search-only was requested' : null }
+  // Read the answer instructions while the question is searched: every later answer reuses them.
+  if (wantsModel && loaded.model?.warm) void loaded.model.warm(ANSWER_SYSTEM_PROMPT).catch(() => undefined)
   const models: SearchModels = {
     embedder: () => engine.embedder(),
     reranker: async () =>
@@ -62,9 +70,47 @@ export async function askWithEngine(engine: AskEngine, request: AskRequest, opts
       const { embedder, reranker } = await searchModelsFor(models, o)
       return { embedder: embedder.model?.id ?? null, reranker: reranker.model?.id ?? null }
     },
+    checkRelease: (scope, question) => checkRelease(engine.db, scope, question),
+    ...(await sentenceSimilarity(engine, !request.searchOnly && loaded.model !== null)),
     chat: request.searchOnly ? null : loaded.model,
     chatProblem: loaded.problem,
     store: new AnswerStore(engine.db, { readOnly: engine.readOnly }),
   }
   return runAsk(ctx, request, askOpts)
+}
+
+/**
+ * The embedding model's view of how close an answer sentence is to the passage sentences it
+ * cites (the last of the support checks, support.ts), with the floor for that model. Passage
+ * sentences are embedded once per question.
+ */
+async function sentenceSimilarity(
+  engine: AskEngine,
+  wanted: boolean,
+): Promise<{ similarity?: Similarity; similarityFloor: number | null }> {
+  if (!wanted) return { similarityFloor: null }
+  const { model } = await engine.embedder()
+  const floor = similarityFloorFor(model?.id ?? null)
+  if (!model || floor === null) return { similarityFloor: null }
+  const cache = new Map<string, Float32Array>()
+  const embed = async (texts: string[]): Promise<Float32Array[]> => {
+    const missing = [...new Set(texts.filter((t) => !cache.has(t)))]
+    if (missing.length) {
+      const vectors = model.embedDocuments ? await model.embedDocuments(missing) : await Promise.all(missing.map((t) => model.embedQuery(t)))
+      missing.forEach((t, i) => cache.set(t, vectors[i]!))
+    }
+    return texts.map((t) => cache.get(t)!)
+  }
+  const similarity: Similarity = async (sentence, units) => {
+    if (units.length === 0) return null
+    const [s, ...us] = await embed([sentence, ...units])
+    let best = -1
+    for (const u of us) {
+      let dot = 0
+      for (let i = 0; i < s!.length; i++) dot += s![i]! * u[i]!
+      best = Math.max(best, dot)
+    }
+    return best
+  }
+  return { similarity, similarityFloor: floor }
 }

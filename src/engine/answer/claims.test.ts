@@ -7,15 +7,15 @@ import { AskResult } from '../../shared/answer'
 import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
 
 /**
- * Numbers and quotes an answer states that its cited passages do not contain: they go into the
- * corrective retry when there is one, and whatever is left reaches the result as
- * `unverified_claims` (the renderer marks them), never silently as part of a verified answer.
+ * A sentence whose numbers, quotes or words its cited passages do not contain is removed from the
+ * answer and listed as removed, with its reason: never shown as verified. When no sentence is
+ * left, the corrective retry is told why each one failed.
  */
 
 const DOC = '# Limits\n\n## Rate limits\n\nThe server accepts 1,000 requests per minute and answers the rest with HTTP 429.\n'
 const QUESTION = 'Which rate limits does the server set for requests per minute?'
 
-describe('unsupported claims in an answer', () => {
+describe('sentences their cited passages do not support', () => {
   let engine: Engine
   const cleanups: (() => Promise<void>)[] = []
 
@@ -42,31 +42,44 @@ describe('unsupported claims in an answer', () => {
     return result
   }
 
-  it('keeps the answer but returns the unsupported number and quote as unverified claims', async () => {
-    const chat = new ScriptedChat([reply('It accepts 1,500 requests per minute and then says "slow down" [1].', [1])])
+  it('removes a sentence its cited passage does not say, shows it as removed, and keeps the rest', async () => {
+    const chat = new ScriptedChat([
+      reply('It accepts 1,000 requests per minute [1]. Above that it says "slow down" [1].', [1]),
+    ])
     const result = await ask(chat)
     expect(result).toMatchObject({ abstained: false, mode: 'answer' })
-    expect(result.unverified_claims).toEqual(['1,500', 'slow down'])
-    expect(result.warnings).toHaveLength(2)
-    // No second model call for claims alone: the marks in the answer say what is not backed.
+    expect(result.answer).toBe('It accepts 1,000 requests per minute [1].')
+    expect(result.sentences).toEqual([{ text: 'It accepts 1,000 requests per minute.', citations: [1] }])
+    expect(result.removed).toEqual([
+      { text: 'Above that it says "slow down".', cited: [1], code: 'unsupported_quote', reason: 'the cited passages do not contain "slow down"' },
+    ])
+    expect(result.warnings).toEqual(['1 sentence was removed: the cited passages do not say it.'])
+    // Nothing unsupported is left in the answer to mark.
+    expect(result.unverified_claims).toEqual([])
+    // No second model call: one sentence survived and answers the question.
     expect(chat.calls).toHaveLength(1)
+    const trace = (await engine.trace(result.trace_id))!.data
+    expect(trace.claims!.map((c) => [c.ok, c.failure])).toEqual([
+      [true, null],
+      [false, 'unsupported_quote'],
+    ])
   })
 
-  it('has no unverified claims when the numbers are the passage’s, however grouped', async () => {
-    const result = await ask(new ScriptedChat([reply('It accepts 1000 requests per minute, then HTTP 429 [1].', [1])]))
-    expect(result.unverified_claims).toEqual([])
+  it('keeps numbers that are the passage’s, however grouped', async () => {
+    const result = await ask(new ScriptedChat([reply('It accepts 1000 requests per minute, then answers with HTTP 429 [1].', [1])]))
+    expect(result.removed).toEqual([])
     expect(result.warnings).toEqual([])
   })
 
-  it('asks the corrective retry to fix unsupported claims along with the citation problems', async () => {
+  it('asks the corrective retry to fix an answer none of whose sentences checks out', async () => {
     const chat = new ScriptedChat([
       reply('It accepts 1,500 requests per minute [1][7].', [1, 7]),
       reply('It accepts 1,000 requests per minute [1].', [1]),
     ])
     const result = await ask(chat)
     expect(chat.calls).toHaveLength(2)
-    expect(chat.calls[1]!.user).toContain('[7] does not match any passage')
-    expect(chat.calls[1]!.user).toContain('The number 1,500 does not appear in the cited passages. Copy it exactly')
-    expect(result).toMatchObject({ abstained: false, unverified_claims: [] })
+    expect(chat.calls[1]!.user).toContain('the cited passages do not contain the number 1,500')
+    expect(result).toMatchObject({ abstained: false, removed: [] })
+    expect(result.answer).toBe('It accepts 1,000 requests per minute [1].')
   })
 })

@@ -2,6 +2,8 @@ import type { AskEvent, KeywordEvidence, RetrievalTrace } from '../../shared/ans
 import type { SearchMode, SearchResult } from '../../shared/search'
 import type { ResolvedScope } from '../retrieve/scope'
 import type { AnswerStore } from './store'
+import type { ReleaseCheck } from './release'
+import type { Similarity } from './support'
 import type { ChatModelLike } from './types'
 
 /**
@@ -25,6 +27,12 @@ export interface AskContext {
     opts: { k: number; mode: SearchMode; rerank: boolean; signal?: AbortSignal },
   ): Promise<RetrievalOutcome>
   keywordEvidence(query: string, scope: ResolvedScope, topKeywordChunkId: string | null): Promise<KeywordEvidence>
+  /** The release rules before the model (release.ts). */
+  checkRelease(scope: ResolvedScope, question: string): Promise<ReleaseCheck>
+  /** Best cosine of an answer sentence to passage sentences, by the embedding model; absent without one. */
+  similarity?: Similarity
+  /** The floor `similarity` must reach for the embedding model in use (support.ts); null: no floor. */
+  similarityFloor: number | null
   /** Ids of the retrieval models a search with these options would use (part of the cache key). */
   retrievalModels(opts: { mode: SearchMode; rerank: boolean }): Promise<{ embedder: string | null; reranker: string | null }>
   /** null: no language model installed (or it failed to load): search-only mode. */
@@ -36,6 +44,8 @@ export interface AskContext {
 export interface AskOptions {
   /** Passages given to the model (the reranked top). */
   passages?: number
+  /** Most tokens of each passage's text the model reads: the rest is cut to what bears on the question (trim.ts). */
+  passageTokens?: number
   mode?: SearchMode
   rerank?: boolean
   /** Apply the relevance gate (eval configurations switch it off to measure what it adds). */
@@ -55,6 +65,7 @@ export interface AskOptions {
 
 export const DEFAULT_ASK_OPTIONS = {
   passages: 6,
+  passageTokens: 140,
   mode: 'hybrid' as SearchMode,
   rerank: true,
   gate: true,

@@ -35,19 +35,23 @@ describe('evalAnswers', () => {
   })
 
   it('reports answer rate, abstentions, citation checks and router mistakes', async () => {
-    const q = (id: string, question: string, kind: EvalQuestion['kind'], gold: EvalQuestion['gold']): EvalQuestion => ({
+    const q = (id: string, question: string, kind: EvalQuestion['kind'], gold: EvalQuestion['gold'], facts: string[] = []): EvalQuestion => ({
       id,
       question,
       version: '1.0',
       answerable: gold.length > 0,
       gold,
-      facts: [],
+      facts,
       kind,
     })
     const questions = [
-      q('a1', 'How does a ping request check the other end is responsive?', 'paraphrase', [
-        { path: 'specification/1.0/ping.md', heading: 'Overview' },
-      ]),
+      q(
+        'a1',
+        'How does a ping request check the other end is responsive?',
+        'paraphrase',
+        [{ path: 'specification/1.0/ping.md', heading: 'Overview' }],
+        ['Either side can send a ping request', 'The receiver answers within 30 seconds'],
+      ),
       q('a2', 'How do I send a cancelled notification for a request id?', 'paraphrase', [
         { path: 'specification/1.0/cancel.md', heading: 'Flow' },
       ]),
@@ -55,9 +59,9 @@ describe('evalAnswers', () => {
       q('u2', 'hello!', 'smalltalk', []),
     ]
     const cite = (args: GenerateArgs) => {
-      const m = /<passage n="(\d+)" source="specification\/1.0\/ping.md"/.exec(args.user)
-      // Listed, not marked: the verifier places the marker (a repair the report counts).
-      return m ? reply('Send a ping.', [Number(m[1])]) : reply('', [], { answerable: false })
+      const m = /<passage n="(\d+)" section="Ping &gt; Overview"/.exec(args.user)
+      // Uncited: the verifier cites the one passage that says it (a repair the report counts).
+      return m ? reply('Either side can send a ping request.', []) : reply('', [], { answerable: false })
     }
     // a1 answers from the ping passage; a2 gets an uncited reply twice and abstains.
     const chat = new ScriptedChat([cite, reply('No citation.', []), reply('Still none.', [])])
@@ -85,15 +89,21 @@ describe('evalAnswers', () => {
       first_reply_validity: 0.5,
       section_correct_citations: 1,
       route_mistakes: [],
-      claim_check_failures: 0,
+      facts_covered: 0.5,
+      answers_with_removed_sentences: 0,
       repaired_answers: 1,
       llm_calls: 3,
       fixture_models: false,
     })
+    expect(report.gate_refusals_by_kind).toEqual({ paraphrase: { refused: 0, of: 2 } })
     expect(report.per_question.find((p) => p.id === 'a1')).toMatchObject({
-      repairs: ['markers_added'],
-      answer: expect.stringMatching(/^Send a ping \[\d+\]\.$/),
+      repairs: ['citation_filled'],
+      answer: 'Either side can send a ping request [1].',
+      facts_total: 2,
+      facts_covered: 1,
     })
+    // The halves add up to the whole.
+    expect(report.halves.fit.questions + report.halves.held_out.questions).toBe(4)
     expect(report.models.llm).toBe('scripted-chat')
     expect(report.gate_calibration).not.toBeNull()
   })

@@ -5,6 +5,8 @@ import { type EvalQuestion, isHit } from '../eval/questions'
 import { percentile } from '../eval/retrieval'
 import type { EngineAskOptions } from './ask'
 import { calibrateGate, type Calibration } from './gate'
+import { halfOf } from './gate-calibration'
+import { factCovered } from './facts'
 import type { ChatModelLike } from './types'
 import { isFixtureModel } from './types'
 import { round } from '../util/numbers'
@@ -68,6 +70,8 @@ export const FULL_CONFIG: AnswerEvalConfig = COMPARE_CONFIGS.find((c) => c.name 
 
 export interface AnswerEvalQuestion {
   id: string
+  /** The hash half of the question (gate-calibration.ts halfOf): thresholds are fitted on one half and reported on the other. */
+  half: 'fit' | 'held_out'
   kind: string
   answerable: boolean
   expected: string
@@ -80,6 +84,19 @@ export interface AnswerEvalQuestion {
   gold_in_passages: boolean | null
   /** At least one cited chunk is a gold section (answered answerable only). */
   section_correct: boolean | null
+  /** The question's `facts` the answer covers (answered answerable only): its names and numbers, and most of its content words. */
+  facts_total: number
+  facts_covered: number
+  /** Refused by the relevance gate before any model call. */
+  gate_refused: boolean
+  /** The release rules' verdict (release.ts), when they ran. */
+  release_verdict: string | null
+  /** Sentences the support check removed from the answer. */
+  removed_sentences: number
+  /** Prompt tokens of the last model call, and those it evaluated (the rest came from the model's cache). */
+  prompt_tokens: number | null
+  tokens_in: number | null
+  first_token_ms: number | null
   /** Every cited number is among the passages given (should always hold after verification). */
   citations_valid: boolean | null
   first_reply_valid: boolean | null
@@ -97,14 +114,10 @@ export interface AnswerEvalQuestion {
   trace_id: string
 }
 
-export interface AnswerEvalReport {
-  config: AnswerEvalConfig
+export interface AnswerEvalSummary {
   questions: number
   answerable: number
   unanswerable: number
-  models: { llm: string | null; reranker: string | null; embedder: string | null }
-  fixture_models: boolean
-  note: string
   /** Answered (not abstained) share of answerable questions. */
   answer_rate: number
   false_abstentions: { id: string; reason: string | null }[]
@@ -113,21 +126,44 @@ export interface AnswerEvalReport {
   /** Abstained with the expected reason (off_topic, smalltalk, or a no-answer reason for absent features). */
   abstention_reason_accuracy: number
   wrong_answers_to_unanswerable: string[]
+  /** A gold section among the passages given to the model, of answerable questions ("gold in passages"). */
   retrieval_gold_in_passages: number
+  /** The same, of the answered ones: beside section_correct_citations it tells retrieval from generation failures. */
+  gold_in_passages_of_answered: number
   citation_validity: number | null
   first_reply_validity: number | null
+  /** Answered answerable questions that cite a gold section ("gold cited"). */
   section_correct_citations: number | null
+  /** Facts covered by the answers, of the facts of answered answerable questions (facts.ts: names, numbers and content words). */
+  facts_covered: number | null
+  /** The relevance gate's refusals of answerable questions, per question kind. */
+  gate_refusals_by_kind: Record<string, { refused: number; of: number }>
+  /** The model's own verdict on its answers (--judge): labelled as such, never a quality figure on its own. */
   faithfulness: number | null
+  answers_with_removed_sentences: number
   /** Answers with at least one claim (number or quote) their cited passages do not contain. */
   claim_check_failures: number
-  /** Answers accepted after the verifier repaired their citation markers. */
+  /** Answers accepted after the verifier repaired their citations (filled, dropped, or steps completed). */
   repaired_answers: number
   /** Router mistakes: small talk not caught, questions taken for small talk or declined as off topic. */
   route_mistakes: { id: string; kind: string; got: string }[]
   llm_calls: number
   p50_ms: number
   p95_ms: number
+  median_prompt_tokens: number | null
+  median_tokens_in: number | null
+  /** Median time of the questions the model was asked. */
+  median_answer_ms: number | null
+}
+
+export interface AnswerEvalReport extends AnswerEvalSummary {
+  config: AnswerEvalConfig
+  models: { llm: string | null; reranker: string | null; embedder: string | null }
+  fixture_models: boolean
+  note: string
   degraded: boolean
+  /** The same figures on each hash half of the set (halfOf): fit on one, report on the other. */
+  halves: { fit: AnswerEvalSummary; held_out: AnswerEvalSummary }
   gate_calibration: Calibration | null
   per_question: AnswerEvalQuestion[]
 }
@@ -149,6 +185,8 @@ export async function evalAnswers(
     chat?: ChatModelLike | null
     onQuestion?: (done: number, total: number, q: AnswerEvalQuestion) => void
     askOptions?: Partial<EngineAskOptions>
+    /** The question set's name, for its halves (halfOf); the questions file's folder name by convention. */
+    set?: string
   },
 ): Promise<AnswerEvalReport> {
   const config = opts.config ?? FULL_CONFIG
@@ -191,7 +229,7 @@ export async function evalAnswers(
         ? result.citations.some((c) => q.gold.some((g) => isHit({ ...c, page_end: c.page }, g)))
         : null
     const citationsValid =
-      answered && result.mode === 'answer' ? result.citations.every((c) => result.passages[c.n - 1] === c.chunk_id) : null
+      answered && result.mode === 'answer' ? result.citations.every((c) => result.passages.includes(c.chunk_id)) : null
     let faithful: boolean | null = null
     if (opts.judge && answered && result.answer && result.mode === 'answer')
       faithful = await judgeFaithfulness(engine, result, opts.chat)
@@ -199,6 +237,7 @@ export async function evalAnswers(
       samples.push({ id: q.id, score: gate.decision.best_reranker, answerable: q.answerable })
     const row: AnswerEvalQuestion = {
       id: q.id,
+      half: halfOf(opts.set ?? 'set', q.id),
       kind: q.kind,
       answerable: q.answerable,
       expected,
@@ -208,6 +247,14 @@ export async function evalAnswers(
       correct,
       gold_in_passages: goldInPassages,
       section_correct: sectionCorrect,
+      facts_total: q.answerable && answered && result.answer ? q.facts.length : 0,
+      facts_covered: q.answerable && answered && result.answer ? q.facts.filter((f) => factCovered(f, result.answer!)).length : 0,
+      gate_refused: !!gate && !gate.decision.pass,
+      release_verdict: trace?.release?.verdict ?? null,
+      removed_sentences: result.removed?.length ?? 0,
+      prompt_tokens: attempts.at(-1)?.prompt_tokens ?? null,
+      tokens_in: attempts.at(-1)?.tokens_in ?? null,
+      first_token_ms: attempts[0]?.first_token_ms ?? null,
       citations_valid: citationsValid,
       first_reply_valid: attempts.length ? attempts[0]!.verification.ok : null,
       llm_calls: attempts.length,
@@ -225,29 +272,10 @@ export async function evalAnswers(
     opts.onQuestion?.(++index, questions.length, row)
   }
 
-  const answerable = per.filter((p) => p.answerable)
-  const unanswerable = per.filter((p) => !p.answerable)
-  const answered = answerable.filter((p) => !p.abstained)
-  const withAnswers = per.filter((p) => p.citations_valid !== null)
-  const replies = per.filter((p) => p.first_reply_valid !== null)
-  const sections = per.filter((p) => p.section_correct !== null)
-  const judged = per.filter((p) => p.faithful !== null)
-  const routeMistakes: AnswerEvalReport['route_mistakes'] = []
-  for (const p of per) {
-    if (p.kind === 'smalltalk' && p.reason !== 'smalltalk')
-      routeMistakes.push({ id: p.id, kind: p.kind, got: p.reason ?? 'answered' })
-    else if (p.kind !== 'smalltalk' && p.reason === 'smalltalk') routeMistakes.push({ id: p.id, kind: p.kind, got: 'smalltalk' })
-    else if (p.kind === 'off-topic' && p.reason !== 'off_topic')
-      routeMistakes.push({ id: p.id, kind: p.kind, got: p.reason ?? 'answered' })
-    else if (p.kind !== 'off-topic' && p.reason === 'off_topic') routeMistakes.push({ id: p.id, kind: p.kind, got: 'off_topic' })
-  }
   const fixture = [models.llm, models.reranker, models.embedder].some((m) => isFixtureModel(m))
   const scored = samples.filter((s) => s.score !== null)
   return {
     config,
-    questions: per.length,
-    answerable: answerable.length,
-    unanswerable: unanswerable.length,
     models,
     fixture_models: fixture,
     note: fixture
@@ -255,38 +283,73 @@ export async function evalAnswers(
       : models.llm
         ? 'Real models.'
         : 'No language model: search-only mode; "answered" means the gate let the passages through.',
+    degraded,
+    ...summarise(per),
+    halves: { fit: summarise(per.filter((p) => p.half === 'fit')), held_out: summarise(per.filter((p) => p.half === 'held_out')) },
+    gate_calibration: scored.length && config.rerank ? calibrateGate(samples) : null,
+    per_question: per,
+  }
+}
+
+/** The figures of a set of questions (the whole set, or one of its halves). */
+export function summarise(per: AnswerEvalQuestion[]): AnswerEvalSummary {
+  const answerable = per.filter((p) => p.answerable)
+  const unanswerable = per.filter((p) => !p.answerable)
+  const answered = answerable.filter((p) => !p.abstained)
+  const withAnswers = per.filter((p) => p.citations_valid !== null)
+  const replies = per.filter((p) => p.first_reply_valid !== null)
+  const sections = per.filter((p) => p.section_correct !== null)
+  const judged = per.filter((p) => p.faithful !== null)
+  const factsTotal = answered.reduce((s, p) => s + p.facts_total, 0)
+  const gateRefusals: Record<string, { refused: number; of: number }> = {}
+  for (const p of answerable) {
+    const k = (gateRefusals[p.kind] ??= { refused: 0, of: 0 })
+    k.of++
+    if (p.gate_refused) k.refused++
+  }
+  const median = (xs: (number | null)[]) => {
+    const v = xs.filter((x): x is number => x !== null)
+    return v.length ? round(percentile(v, 50), 1) : null
+  }
+  return {
+    questions: per.length,
+    answerable: answerable.length,
+    unanswerable: unanswerable.length,
     answer_rate: ratio(answered.length, answerable.length),
     false_abstentions: answerable.filter((p) => p.abstained).map((p) => ({ id: p.id, reason: p.reason })),
     abstention_accuracy: ratio(unanswerable.filter((p) => p.abstained).length, unanswerable.length),
     abstention_reason_accuracy: ratio(unanswerable.filter((p) => p.correct).length, unanswerable.length),
     wrong_answers_to_unanswerable: unanswerable.filter((p) => !p.abstained).map((p) => p.id),
     retrieval_gold_in_passages: ratio(answerable.filter((p) => p.gold_in_passages).length, answerable.length),
+    gold_in_passages_of_answered: ratio(answered.filter((p) => p.gold_in_passages).length, answered.length),
     citation_validity: withAnswers.length ? ratio(withAnswers.filter((p) => p.citations_valid).length, withAnswers.length) : null,
     first_reply_validity: replies.length ? ratio(replies.filter((p) => p.first_reply_valid).length, replies.length) : null,
     section_correct_citations: sections.length ? ratio(sections.filter((p) => p.section_correct).length, sections.length) : null,
+    facts_covered: factsTotal ? ratio(answered.reduce((s, p) => s + p.facts_covered, 0), factsTotal) : null,
+    gate_refusals_by_kind: gateRefusals,
     faithfulness: judged.length ? ratio(judged.filter((p) => p.faithful).length, judged.length) : null,
+    answers_with_removed_sentences: per.filter((p) => !p.abstained && p.removed_sentences > 0).length,
     claim_check_failures: per.filter((p) => !p.abstained && p.unverified_claims > 0).length,
     repaired_answers: per.filter((p) => p.repairs.length > 0).length,
-    route_mistakes: routeMistakes,
+    route_mistakes: routeMistakesOf(per),
     llm_calls: per.reduce((s, p) => s + p.llm_calls, 0),
-    p50_ms: round(
-      percentile(
-        per.map((p) => p.ms),
-        50,
-      ),
-      1,
-    ),
-    p95_ms: round(
-      percentile(
-        per.map((p) => p.ms),
-        95,
-      ),
-      1,
-    ),
-    degraded,
-    gate_calibration: scored.length && config.rerank ? calibrateGate(samples) : null,
-    per_question: per,
+    p50_ms: round(percentile(per.map((p) => p.ms), 50), 1),
+    p95_ms: round(percentile(per.map((p) => p.ms), 95), 1),
+    median_prompt_tokens: median(per.map((p) => p.prompt_tokens)),
+    median_tokens_in: median(per.map((p) => p.tokens_in)),
+    median_answer_ms: median(per.filter((p) => p.llm_calls > 0).map((p) => p.ms)),
   }
+}
+
+function routeMistakesOf(per: AnswerEvalQuestion[]): AnswerEvalSummary['route_mistakes'] {
+  const out: AnswerEvalSummary['route_mistakes'] = []
+  for (const p of per) {
+    if (p.kind === 'smalltalk' && p.reason !== 'smalltalk') out.push({ id: p.id, kind: p.kind, got: p.reason ?? 'answered' })
+    else if (p.kind !== 'smalltalk' && p.reason === 'smalltalk') out.push({ id: p.id, kind: p.kind, got: 'smalltalk' })
+    else if (p.kind === 'off-topic' && p.reason !== 'off_topic') out.push({ id: p.id, kind: p.kind, got: p.reason ?? 'answered' })
+    else if (p.kind !== 'off-topic' && p.reason === 'off_topic') out.push({ id: p.id, kind: p.kind, got: 'off_topic' })
+  }
+  return out
 }
 
 async function passagesHitGold(engine: Engine, ids: string[], q: EvalQuestion): Promise<boolean> {

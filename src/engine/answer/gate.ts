@@ -84,6 +84,23 @@ export const COSINE_FLOORS: readonly { match: string; floor: number }[] = [
   { match: 'tiny-random', floor: 0 },
 ]
 export const UNKNOWN_COSINE_FLOOR = 0.6
+
+/**
+ * Far below the floor: a question whose best passage is this far from it is about something else,
+ * whatever words it shares with the collection ("What is the capital of France?" passed the keyword
+ * half of the gate with a best cosine of 0.09-0.12, and spent two minutes in the model). Refused as
+ * off topic before any model call, with or without a reranker. Per embedding model; see
+ * docs/benchmarks.md, "Relevance gate" for how each was set.
+ */
+export const OFF_TOPIC_COSINE: readonly { match: string; floor: number }[] = [
+  { match: 'all-minilm-l6-v2', floor: 0.2 },
+  { match: 'bge-small-en-v1.5', floor: 0.35 },
+]
+
+export function offTopicCosineFor(embedderId: string | null): number | null {
+  const id = (embedderId ?? '').toLowerCase()
+  return OFF_TOPIC_COSINE.find((c) => id.includes(c.match))?.floor ?? null
+}
 /**
  * Fitted on the MCP golden set with keyword retrieval only (51 questions after small talk), so its
  * figures there are in-sample: 42/42 answerable kept, 6/9 unanswerable refused. Held out (no model,
@@ -159,6 +176,8 @@ export interface GateInput {
 }
 
 export function decideGate(input: GateInput): GateDecision {
+  const far = farFromEverything(input)
+  if (far) return far
   const kw = input.keyword
   const noMeaningfulTerms = !kw || kw.meaningful.length === 0 || kw.known_share < OFF_TOPIC_KNOWN_SHARE
   const base = {
@@ -270,5 +289,25 @@ export function calibrateGate(samples: CalibrationSample[]): Calibration {
     answerable,
     unanswerable,
     sweep,
+  }
+}
+
+/** The best passage is so far from the question (by the embedding model) that nothing else matters. */
+function farFromEverything(input: GateInput): GateDecision | null {
+  const floor = offTopicCosineFor(input.embedderId)
+  if (floor === null || input.bestCosine === null || input.bestCosine >= floor) return null
+  const kw = input.keyword
+  return {
+    pass: false,
+    basis: input.rerankerId !== null ? 'reranker' : 'fallback',
+    threshold: input.rerankerId !== null ? (input.thresholdOverride ?? rerankerGateFor(input.rerankerId).threshold) : null,
+    best_reranker: input.bestReranker,
+    cosine_floor: floor,
+    best_cosine: input.bestCosine,
+    keyword_top_coverage: kw?.top_coverage ?? null,
+    keyword_known_share: kw?.known_share ?? null,
+    refusal: 'off_topic',
+    calibrated: false,
+    explanation: `best cosine ${input.bestCosine.toFixed(3)} < ${floor}: the closest passage is about something else`,
   }
 }

@@ -113,18 +113,28 @@ describe('answer pipeline on a real engine', () => {
       kind: 'Specification',
     })
     expect(cited.heading).toContain('Streamable HTTP')
-    expect(result.passages[cited.n - 1]).toBe(cited.chunk_id)
+    expect(cited.n).toBe(1)
+    expect(result.passages).toContain(cited.chunk_id)
+    expect(result.sentences).toEqual([{ text: 'The Accept header must list application/json and text/event-stream.', citations: [1] }])
+    expect(result.removed).toEqual([])
     expect(result.passages.length).toBeLessThanOrEqual(6)
 
     const stages = events.filter((e) => e.type === 'stage').map((e) => (e as { message: string }).message)
     expect(stages).toContain('Searching the 2025-03-26 docs')
     expect(stages).toContain(`Reading ${result.passages.length} passages`)
-    expect(stages).toContain('Checking citations')
+    expect(stages).toContain('Checking every sentence against the passages it cites')
     const draft = events
       .filter((e) => e.type === 'token')
       .map((e) => (e as { text: string }).text)
       .join('')
-    expect(draft).toBe(result.answer)
+    expect(draft).toBe(result.sentences!.map((s) => s.text).join(' '))
+    // The passages were on screen before the model's first token.
+    const shown = events.findIndex((e) => e.type === 'passages')
+    expect(shown).toBeGreaterThan(-1)
+    expect(shown).toBeLessThan(events.findIndex((e) => e.type === 'token'))
+    const preview = events[shown] as Extract<AskEvent, { type: 'passages' }>
+    expect(preview.passages.map((p) => p.chunk_id)).toEqual(result.passages)
+    expect(preview.passages.some((p) => p.sentences.some((x) => x.match && x.text.includes('Accept header')))).toBe(true)
     expect(events.at(-1)).toEqual({ type: 'final', result })
 
     // Only 2025-03-26 and unversioned passages, and the prompt labels their kind and version.
@@ -174,7 +184,7 @@ describe('answer pipeline on a real engine', () => {
     expect(chat.calls).toHaveLength(1)
     // The model was told which passage is a guide and which kinds define the release.
     expect(chat.calls[0]!.user).toMatch(
-      /<passage n="\d+" source="docs\/2025-03-26\/guides\/forms.md" section="[^"]*" kind="Docs" version="2025-03-26">/,
+      /<passage n="\d+" section="Asking users for input &gt; Forms" kind="Docs" version="2025-03-26">/,
     )
     expect(result.closest.length).toBe(result.passages.length)
   })
@@ -182,7 +192,7 @@ describe('answer pipeline on a real engine', () => {
   it('retries once with the exact problems, then answers', async () => {
     const chat = new ScriptedChat([
       reply('The client sends both types [9].', [9]),
-      citing('Accept header', 'It lists application/json and text/event-stream'),
+      citing('Accept header', 'The client lists application/json and text/event-stream in the Accept header'),
     ])
     const { result, events, trace } = await ask(
       'What Accept header does the client send with Streamable HTTP?',
@@ -191,7 +201,8 @@ describe('answer pipeline on a real engine', () => {
     )
     expect(result).toMatchObject({ abstained: false, mode: 'answer' })
     expect(chat.calls).toHaveLength(2)
-    expect(chat.calls[1]!.user).toContain('[9] does not match any passage')
+    expect(chat.calls[1]!.user).toContain('No sentence is supported by the passages it cites')
+    expect(chat.calls[1]!.user).toContain('[9], which was not given')
     expect(chat.calls[1]!.user).toContain('<previous_reply>')
     expect(trace['attempts'].map((a: { verification: { ok: boolean } }) => a.verification.ok)).toEqual([false, true])
     expect(events.some((e) => e.type === 'stage' && e.stage === 'retry')).toBe(true)
@@ -206,11 +217,12 @@ describe('answer pipeline on a real engine', () => {
     expect(result).toMatchObject({ answer: null, abstained: true, reason: 'unverifiable_citations' })
     expect(result.citations).toEqual([])
     expect(chat.calls).toHaveLength(2)
-    expect(trace['attempts'][1].verification.problems.map((p: { code: string }) => p.code)).toEqual(['no_citations'])
+    expect(trace['attempts'][1].verification.problems.map((p: { code: string }) => p.code)).toEqual(['no_supported_sentence'])
+    expect(result.removed!.map((r) => r.text)).toEqual(['Both types.'])
   })
 
   it('treats a reply that is not valid JSON as a problem to correct', async () => {
-    const chat = new ScriptedChat(['{"answerable": true, "answer": "cut off', citing('Accept header', 'Both types')])
+    const chat = new ScriptedChat(['{"answerable": true, "sentences": [{"text": "cut off', citing('Accept header', 'The Accept header lists both application/json and text/event-stream')])
     const { result } = await ask('What Accept header does the client send with Streamable HTTP?', '2025-03-26', chat)
     expect(result.abstained).toBe(false)
     expect(chat.calls[1]!.user).toContain('not a complete JSON object')
@@ -265,7 +277,7 @@ describe('answer pipeline on a real engine', () => {
   })
 
   it('falls back to the documented keyword/cosine gate without a reranker and marks the answer degraded', async () => {
-    const chat = new ScriptedChat([citing('Accept header', 'Both types')])
+    const chat = new ScriptedChat([citing('Accept header', 'The Accept header lists both application/json and text/event-stream')])
     const { result, trace } = await ask('What Accept header does the client send with Streamable HTTP?', '2025-03-26', chat, {
       reranker: null,
     })

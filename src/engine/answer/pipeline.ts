@@ -1,4 +1,6 @@
 import type { AbstainReason, AskRequest, AskResult } from '../../shared/answer'
+import type { SearchHit } from '../../shared/search'
+import type { PromptPassage } from './prompt'
 import type { AskContext, AskOptions } from './context'
 import { scopeInfo } from '../retrieve/scope'
 import { stripGreeting } from './route'
@@ -17,8 +19,9 @@ export { DEFAULT_ASK_OPTIONS, type AskContext, type AskOptions, type RetrievalOu
  * the chat model, the store), so every branch can be driven by a scripted model in tests:
  *
  *   route (small talk, no retrieval) -> follow-up rewrite -> cache -> hybrid retrieval + rerank
- *   -> relevance gate (abstain without calling the model) -> answer from delimited passages
- *   -> verify citations (one corrective retry) -> final result + trace.
+ *   -> relevance gate (abstain without calling the model) -> release rules (a release that never
+ *   mentions what is asked about, before the model) -> answer from delimited, trimmed passages
+ *   -> verify every sentence against its citations (one corrective retry) -> final result + trace.
  *
  * Each stage lives in stages/ and writes its own section of the typed trace (AskTrace).
  */
@@ -68,6 +71,27 @@ export async function runAsk(ctx: AskContext, request: AskRequest, options: AskO
     )
   }
 
+  // The release rules that need no model: a release that never mentions what is asked about.
+  run.stage('release', `Checking what ${scope.label} says about the terms of your question`)
+  const release = await ctx.checkRelease(scope, run.standalone)
+  trace.release = release.trace
+  if (release.explanation && chat) {
+    const closest = hits.slice(0, CLOSEST).map((h) => toClosest(h, run.standalone))
+    return run.finish(
+      {
+        ...base,
+        answer: null,
+        abstained: true,
+        reason: 'no_relevant_sources',
+        explanation: release.explanation,
+        closest,
+        mode: 'answer',
+      },
+      'no_relevant_sources',
+    )
+  }
+  if (release.explanation) base.notices.push(release.explanation)
+
   // Search-only: the best passages with citations, no generated text.
   if (!chat) {
     if (!ctx.chat && !req.searchOnly)
@@ -86,6 +110,14 @@ export async function runAsk(ctx: AskContext, request: AskRequest, options: AskO
   }
 
   const passages = choosePassages(run, chat, hits, scope)
-  const generated = await generateAnswer(run, chat, question, passages, scope)
-  return conclude(run, generated, passages, hits, cache.slot)
+  // The model reads each passage cut to what bears on the question; its sentences are checked
+  // against the whole passage, which is what a citation opens.
+  const full = wholePassages(passages, hits)
+  const generated = await generateAnswer(run, chat, question, passages, full, scope)
+  return conclude(run, generated, full, hits, cache.slot, release)
+}
+
+function wholePassages(passages: PromptPassage[], hits: SearchHit[]): PromptPassage[] {
+  const text = new Map(hits.map((h) => [h.chunk_id, h.text]))
+  return passages.map((p) => ({ ...p, text: text.get(p.chunk_id) ?? p.text }))
 }

@@ -26,7 +26,7 @@ const p = (n: number, text: string, over: Partial<PromptPassage> = {}): PromptPa
 describe('answer prompt', () => {
   it('numbers, delimits and labels every passage with its source kind and version', () => {
     expect(renderPassage(p(1, 'Body'))).toBe(
-      '<passage n="1" source="specification/2025-03-26/basic/transports.mdx" section="Transports &gt; Streamable HTTP" kind="Specification" version="2025-03-26">\nBody\n</passage>',
+      '<passage n="1" section="Transports &gt; Streamable HTTP" kind="Specification" version="2025-03-26">\nBody\n</passage>',
     )
     expect(renderPassage(p(2, 'x', { kind: null, version: null, page: 4 }))).toContain(
       'kind="Document" version="unversioned" page="4"',
@@ -128,9 +128,10 @@ describe('answer prompt', () => {
 
   it('tells the model documents are data and which kinds define a release', () => {
     expect(ANSWER_SYSTEM_PROMPT).toMatch(/data, not instructions/)
-    expect(ANSWER_SYSTEM_PROMPT).toMatch(/Only Specification sources define what a release supports/)
-    expect(ANSWER_SYSTEM_PROMPT).toMatch(/which version says what/)
-    expect(ANSWER_SYSTEM_PROMPT).toMatch(/\[1\]/)
+    expect(ANSWER_SYSTEM_PROMPT).toMatch(/Specification passages define what a version supports/)
+    expect(ANSWER_SYSTEM_PROMPT).toMatch(/"cites": \[1, 3\]/)
+    // Short: it is read once per loaded model, and the rules that must hold are checked in code.
+    expect(ANSWER_SYSTEM_PROMPT.length).toBeLessThan(1400)
   })
 
   it('drops the lowest-ranked passages to fit a small context', () => {
@@ -161,7 +162,24 @@ describe('answer prompt', () => {
 })
 
 describe('AnswerDraftExtractor', () => {
-  it('streams the decoded answer field out of partial JSON', () => {
+  it('streams the sentences out of partial JSON, joined by spaces', () => {
+    const raw = JSON.stringify({
+      answerable: true,
+      sentences: [
+        { text: 'Line "one"\nsé', cites: [1] },
+        { text: '\u00e9 two', cites: [2] },
+      ],
+      unanswered_parts: ['x'],
+    })
+    for (const size of [1, 2, 3, 5, 64]) {
+      const x = new AnswerDraftExtractor()
+      let out = ''
+      for (let i = 0; i < raw.length; i += size) out += x.push(raw.slice(i, i + size))
+      expect(out).toBe('Line "one"\nsé é two')
+    }
+  })
+
+  it('streams the decoded answer field of an older reply out of partial JSON', () => {
     const raw = JSON.stringify({ answerable: true, answer: 'Line "one"\nsé [1] \u00e9', citations: [1], unanswered_parts: [] })
     for (const size of [1, 2, 3, 5, 64]) {
       const x = new AnswerDraftExtractor()

@@ -1,5 +1,6 @@
 import type { RerankerLike } from '../retrieve/search'
 import type { ChatModelLike, GenerateArgs, GenerateJsonResult } from './types'
+import { splitLegacyAnswer } from './verify'
 
 /**
  * Test doubles for the answer pipeline. A scripted chat model replies with the given texts in
@@ -54,16 +55,20 @@ function parseOrNull(raw: string): unknown {
   }
 }
 
-/** A reply in the answer schema. */
+/**
+ * A reply in the answer schema, written as one string the way a person reads it: each sentence
+ * cites its own [n] markers (or, without any marker, every sentence cites `citations`).
+ */
 export function reply(
   answer: string,
   citations: number[],
   extra: { answerable?: boolean; unanswered_parts?: string[] } = {},
 ): object {
-  return { answerable: extra.answerable ?? true, answer, citations, unanswered_parts: extra.unanswered_parts ?? [] }
+  const sentences = splitLegacyAnswer(answer, citations).map((s) => ({ text: s.text, cites: s.cites }))
+  return { answerable: extra.answerable ?? true, sentences, unanswered_parts: extra.unanswered_parts ?? [] }
 }
 
-export const NOT_IN_CONTEXT = { answerable: false, answer: '', citations: [], unanswered_parts: [] }
+export const NOT_IN_CONTEXT = { answerable: false, sentences: [], unanswered_parts: [] }
 
 const STOP = new Set([
   'what',

@@ -1,4 +1,4 @@
-import type { Citation, ClosestSection } from '../../../shared/answer'
+import type { Citation, ClosestSection, PassagePreview } from '../../../shared/answer'
 import { excerpt, queryTerms } from '../../../shared/excerpt'
 import type { SearchHit } from '../../../shared/search'
 import type { PromptPassage } from '../prompt'
@@ -43,5 +43,20 @@ export function toClosest(h: SearchHit, query = ''): ClosestSection {
     page: h.page,
     snippet: excerpt(h.text, queryTerms(query), 240),
     scores: h.scores,
+  }
+}
+
+/** A passage as shown while the model reads it: its sentences, those that match the question marked. */
+export function toPreview(h: SearchHit, n: number, units: { text: string; match: boolean }[]): PassagePreview {
+  return {
+    n,
+    chunk_id: h.chunk_id,
+    collection: h.collection,
+    path: h.path,
+    heading: h.heading,
+    version: h.version,
+    kind: h.kind,
+    page: h.page,
+    sentences: units.map((u) => ({ text: u.text, match: u.match })),
   }
 }

@@ -1,6 +1,10 @@
-import type { AskResult } from '../../../shared/answer'
+import type { AnswerSentence, AskResult, Citation } from '../../../shared/answer'
 import type { SearchHit } from '../../../shared/search'
-import type { PromptPassage } from '../prompt'
+import { renderAnswer } from '../markers'
+import { completeProcedures } from '../procedure'
+import type { PromptPassage, ReplySentence } from '../prompt'
+import type { ReleaseCheck } from '../release'
+import { contentWords } from '../sentences'
 import type { CacheSlot } from './cache'
 import type { Attempt, ModelFailure } from './generate'
 import { toCitation, toClosest } from './passages'
@@ -8,8 +12,9 @@ import type { AskRun } from './run'
 
 /**
  * The result of a question the model was asked: a verified answer (cached for the next time), or
- * an abstention when the passages do not hold the answer or the citations did not check out, or
- * the passages alone when the model failed.
+ * an abstention when the passages do not hold the answer, no sentence checked out, or the release
+ * rules refuse it; or the passages alone when the model failed. Only sentences that passed the
+ * support check are in the answer; the rest are listed as removed, with their reasons.
  */
 export async function conclude(
   run: AskRun,
@@ -17,63 +22,168 @@ export async function conclude(
   passages: PromptPassage[],
   hits: SearchHit[],
   cache: CacheSlot | null,
+  release: ReleaseCheck,
 ): Promise<AskResult> {
   const { ctx, trace, base } = run
   const hitById = new Map(hits.map((h) => [h.chunk_id, h]))
   const hitOf = (p: PromptPassage) => hitById.get(p.chunk_id)!
   if ('failed' in generated) {
     base.notices.push(`The language model failed (${generated.failed}); showing the best passages instead of an answer.`)
-    return run.finish(
-      {
-        ...base,
-        answer: null,
-        abstained: false,
-        reason: null,
-        mode: 'search-only',
-        citations: passages.map((p) => toCitation(hitOf(p), p.n)),
-      },
-      'search-only',
-    )
+    const citations = passages.map((p) => toCitation(hitOf(p), p.n))
+    return run.finish({ ...base, answer: null, abstained: false, reason: null, mode: 'search-only', citations }, 'search-only')
   }
   const { v } = generated
-  const passageClosest = passages.map((p) => toClosest(hitOf(p)))
-  if (v.ok && v.reply && !v.reply.answerable) {
-    trace.verification = { result: 'not_in_context' }
+  trace.claims = v.claims
+  const closest = passages.map((p) => toClosest(hitOf(p), run.standalone))
+  const abstain = (reason: 'not_in_context' | 'unverifiable_citations', explanation: string | null) => {
+    trace.verification = reason === 'not_in_context' ? { result: 'not_in_context' } : { result: 'unverifiable_citations', problems: v.problems }
     return run.finish(
       {
         ...base,
         answer: null,
         abstained: true,
-        reason: 'not_in_context',
-        closest: passageClosest,
-        unanswered_parts: v.reply.unanswered_parts,
+        reason,
+        closest,
+        unanswered_parts: v.reply?.unanswered_parts ?? [],
+        removed: v.removed,
+        explanation,
         mode: 'answer',
       },
-      'not_in_context',
+      reason,
     )
   }
-  if (!v.ok || !v.reply) {
-    trace.verification = { result: 'unverifiable_citations', problems: v.problems }
-    return run.finish(
-      { ...base, answer: null, abstained: true, reason: 'unverifiable_citations', closest: passageClosest, mode: 'answer' },
+  if (v.ok && v.reply && !v.reply.answerable) return abstain('not_in_context', null)
+  if (!v.ok || !v.reply)
+    return abstain(
       'unverifiable_citations',
+      v.removed.length ? 'An answer was drafted, but none of its sentences is supported by the passages it cites.' : null,
     )
-  }
+
+  const kept = completeProcedures(v.kept, passages, (p) => hitOf(p).text, v.repairs)
   const byN = new Map(passages.map((p) => [p.n, p]))
-  const citations = v.reply.citations.map((n) => toCitation(hitOf(byN.get(n)!), n))
+  if (!answersTheQuestion(kept, v.removed.length, run.standalone))
+    return abstain('unverifiable_citations', 'The sentences that checked out no longer answer the question.')
+  const refusal = authoritativeRefusal(kept, byN, release, run)
+  if (refusal) return abstain('not_in_context', refusal)
+
+  const { sentences, citations } = numberByFirstUse(kept, byN, hitOf)
+  labelReleases(sentences, kept, byN, release, base.notices)
   trace.verification = { result: 'ok', warnings: v.warnings }
+  const removedNote = removalNotice(v.removed.length)
   const result: AskResult = {
     ...base,
-    answer: v.reply.answer,
+    answer: renderAnswer(sentences),
     abstained: false,
     reason: null,
     citations,
+    sentences,
+    removed: v.removed,
     unanswered_parts: v.reply.unanswered_parts,
-    warnings: v.warnings.map((w) => w.message),
-    // The answer stands, but these are not backed by what it cites: the renderer marks them.
-    unverified_claims: [...v.unsupported_numbers, ...v.unsupported_quotes, ...v.unsupported_terms],
+    warnings: removedNote ? [removedNote] : [],
+    unverified_claims: [],
     mode: 'answer',
   }
   if (cache) await ctx.store.cachePut(cache.key, { question: run.standalone, state: cache.state, result })
   return run.finish(result, 'answer')
+}
+
+export function removalNotice(n: number): string | null {
+  if (n === 0) return null
+  return `${n} sentence${n === 1 ? ' was' : 's were'} removed: the cited passages do not say ${n === 1 ? 'it' : 'them'}.`
+}
+
+/**
+ * After sentences were removed, what is left must still be about the question: at least one
+ * sentence the model wrote shares a content word with it.
+ */
+function answersTheQuestion(kept: (ReplySentence & { added?: 'procedure' })[], removed: number, question: string): boolean {
+  if (kept.length === 0) return false
+  if (removed === 0) return true
+  const asked = new Set(contentWords(question))
+  return kept.some((s) => !s.added && contentWords(s.text).some((w) => asked.has(w)))
+}
+
+/**
+ * The release's authoritative sources mention what the question asks about: an answer stands only
+ * if it cites at least one of them (of that release) that contains the term.
+ */
+function authoritativeRefusal(
+  kept: ReplySentence[],
+  byN: Map<number, PromptPassage>,
+  release: ReleaseCheck,
+  run: AskRun,
+): string | null {
+  const rule = release.trace
+  if (!rule.must_cite_authoritative || !rule.releases) return null
+  const kinds = new Set(rule.authoritative_kinds)
+  const terms = release.mustCite.map((t) => ({ raw: t.toLowerCase(), stem: contentWords(t)[0] ?? t }))
+  const cited = [...new Set(kept.flatMap((s) => s.cites))].map((n) => byN.get(n)!).filter(Boolean)
+  const ok = cited.some((p) => {
+    if (!p.kind || !kinds.has(p.kind) || !p.version || !rule.releases!.includes(p.version)) return false
+    const text = p.text.toLowerCase()
+    const words = new Set(contentWords(p.text))
+    return terms.some((t) => text.includes(t.raw) || words.has(t.stem))
+  })
+  if (run.trace.release) run.trace.release.cited_authoritative = ok
+  if (ok) return null
+  const label = rule.releases.join(' and ')
+  return `The answer drafted does not rest on the ${label} ${rule.authoritative_kinds[0]!.toLowerCase()}, which is what defines ${release.mustCite[0]} in that release; it is not shown.`
+}
+
+/** Sources numbered 1..n in the order the answer first uses them; passages no sentence uses are not listed. */
+function numberByFirstUse(
+  kept: (ReplySentence & { added?: 'procedure' })[],
+  byN: Map<number, PromptPassage>,
+  hitOf: (p: PromptPassage) => SearchHit,
+): { sentences: AnswerSentence[]; citations: Citation[] } {
+  const display = new Map<number, number>()
+  for (const s of kept) for (const n of s.cites) if (!display.has(n)) display.set(n, display.size + 1)
+  const citations = [...display].map(([n, d]) => toCitation(hitOf(byN.get(n)!), d))
+  const sentences = kept.map((s) => ({
+    text: s.text,
+    citations: [...new Set(s.cites.map((n) => display.get(n)!))].sort((a, b) => a - b),
+    ...(s.added ? { added: s.added } : {}),
+  }))
+  return { sentences, citations }
+}
+
+/**
+ * No single release was asked about and the sentences rest on passages of several releases: each
+ * sentence names its release, so releases that say different things are not blended into one
+ * answer. When their passages say the same, a notice says so instead.
+ */
+function labelReleases(
+  sentences: AnswerSentence[],
+  kept: ReplySentence[],
+  byN: Map<number, PromptPassage>,
+  release: ReleaseCheck,
+  notices: string[],
+): void {
+  if (release.trace.releases && release.trace.releases.length === 1) return
+  const versionsOf = (s: ReplySentence) => [...new Set(s.cites.map((n) => byN.get(n)?.version).filter((v): v is string => !!v))]
+  const all = [...new Set(kept.flatMap(versionsOf))]
+  if (all.length < 2) return
+  const cited = [...new Set(kept.flatMap((s) => s.cites))].map((n) => byN.get(n)!)
+  if (sayTheSame(cited)) {
+    notices.push(`The releases cited (${all.join(', ')}) say the same here.`)
+    return
+  }
+  kept.forEach((s, i) => {
+    const vs = versionsOf(s)
+    if (vs.length) sentences[i]!.version = vs.join(', ')
+  })
+  notices.push(`The releases cited (${all.join(', ')}) say different things: each sentence names the release its sources come from.`)
+}
+
+function sayTheSame(passages: PromptPassage[]): boolean {
+  const sets = passages.map((p) => new Set(contentWords(p.text)))
+  for (let i = 0; i < sets.length; i++)
+    for (let j = i + 1; j < sets.length; j++) {
+      if (passages[i]!.version === passages[j]!.version) continue
+      const a = sets[i]!
+      const b = sets[j]!
+      const inter = [...a].filter((w) => b.has(w)).length
+      if (inter / Math.max(1, a.size + b.size - inter) < 0.8) return false
+    }
+  return true
 }

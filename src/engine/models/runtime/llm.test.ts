@@ -80,8 +80,38 @@ describe('loadChatModel (tiny random llama GGUF)', () => {
     })
     const a2 = await llm.generateJson({ system: SYSTEM, user: USER, schema: ANSWER_SCHEMA, maxTokens: 400 })
     expect(a2.raw).toBe(a1.raw)
-    expect(a2.tokensIn).toBe(a1.tokensIn)
-    expect(b.tokensIn).toBeLessThan(a1.tokensIn)
+    expect(a2.promptTokens).toBe(a1.promptTokens)
+    expect(b.promptTokens).toBeLessThan(a1.promptTokens!)
+    // b replaced what the sequence held: a2 read its prompt again, all but the chat template's first tokens.
+    expect(a2.tokensIn).toBeGreaterThan(a2.promptTokens! / 2)
+  })
+
+  it('reads the instructions once: a later call evaluates only what differs from the kept sequence', async () => {
+    await llm.warm(SYSTEM)
+    const first = await llm.generateJson({ system: SYSTEM, user: USER, schema: ANSWER_SCHEMA, maxTokens: 60 })
+    const other = await llm.generateJson({ system: SYSTEM, user: 'A different question about timeouts?', schema: ANSWER_SCHEMA, maxTokens: 60 })
+    const system = llm.countTokens(SYSTEM)
+    // The system prompt came from the sequence: only the question (and the template around it) was read.
+    expect(other.tokensIn).toBeLessThan(other.promptTokens! - system + 10)
+    const again = await llm.generateJson({ system: SYSTEM, user: 'A different question about timeouts?', schema: ANSWER_SCHEMA, maxTokens: 60 })
+    expect(again.raw).toBe(other.raw)
+    expect(again.tokensIn).toBeLessThan(5)
+    expect(first.promptTokens).toBeGreaterThan(system)
+  })
+
+  it('reports its progress while it reads the prompt', async () => {
+    const seen: [number, number][] = []
+    const res = await llm.generateJson({
+      system: 'Progress check.',
+      user: USER,
+      schema: ANSWER_SCHEMA,
+      maxTokens: 20,
+      onPromptProgress: (read, total) => seen.push([read, total]),
+    })
+    expect(seen.length).toBeGreaterThan(1)
+    expect(seen[0]![0]).toBe(0)
+    expect(seen.at(-1)![0]).toBe(seen.at(-1)![1])
+    expect(seen.at(-1)![1]).toBeLessThanOrEqual(res.promptTokens!)
   })
 
   it('stays valid JSON when sampling with a seed', async () => {

@@ -6,8 +6,9 @@
  *   package's install script does not run under npm 11, and nothing may be downloaded).
  * - One context per loaded model, sized by node-llama-cpp from the model's training context
  *   and free memory, capped (default 8192 tokens).
- * - Every call gets a fresh context sequence and chat session, disposed afterwards, so no
- *   state leaks between calls; calls on one model are serialised.
+ * - One context sequence is kept for all calls (a fresh chat session each time, so no chat state
+ *   leaks between calls); node-llama-cpp reuses the evaluated tokens it shares with the next
+ *   prompt, so a fixed system prompt is read once. Calls on one model are serialised.
  * - `generateJson` constrains decoding with a GBNF grammar built from a JSON schema. Grammars
  *   do not enforce numeric ranges, lengths or patterns: callers must validate `parsed`.
  */
@@ -16,7 +17,16 @@ import { open, stat } from 'node:fs/promises'
 import path from 'node:path'
 import os from 'node:os'
 import { getLlama, LlamaChatSession, LlamaLogLevel, resolveChatWrapper } from 'node-llama-cpp'
-import type { ChatWrapper, GbnfJsonSchema, Llama, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp'
+import type {
+  ChatHistoryItem,
+  ChatWrapper,
+  GbnfJsonSchema,
+  Llama,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaGrammar,
+  LlamaModel,
+} from 'node-llama-cpp'
 import { errorMessage, isAbortError, ModelLoadError } from './errors'
 
 export type StopReason = 'eos' | 'maxTokens' | 'abort'
@@ -34,6 +44,8 @@ export interface GenerateTextArgs {
   onToken?: (text: string) => void
   /** Aborting stops generation; the call then resolves with what was generated and stopReason 'abort'. */
   signal?: AbortSignal
+  /** While the prompt is read: tokens evaluated so far, of those to evaluate after what the sequence already held. */
+  onPromptProgress?: (read: number, total: number) => void
 }
 
 export interface GenerateJsonArgs extends GenerateTextArgs {
@@ -46,7 +58,9 @@ export interface GenerateResult {
   raw: string
   /** `JSON.parse(raw)`, or undefined when it does not parse (or for generateText). */
   parsed: unknown
-  /** Prompt tokens evaluated (system + user + chat template). */
+  /** Tokens of the whole prompt (system + user + chat template). */
+  promptTokens?: number
+  /** Prompt tokens this call evaluated: the whole prompt minus what the kept sequence already held. */
   tokensIn: number
   tokensOut: number
   stopReason: StopReason
@@ -70,6 +84,8 @@ export interface ChatModel {
   countTokens(text: string): number
   generateJson(args: GenerateJsonArgs): Promise<GenerateResult>
   generateText(args: GenerateTextArgs): Promise<GenerateResult>
+  /** Evaluates a system prompt ahead of the first call that uses it (kept, then reused by every call). */
+  warm(system: string): Promise<void>
   dispose(): Promise<void>
 }
 
@@ -224,23 +240,23 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
     return run
   }
 
+  // One sequence for every call, kept between calls: node-llama-cpp continues it from the first
+  // token that differs, so the fixed instructions (the system prompt) are read once per loaded
+  // model and every later answer evaluates only its own passages and question.
+  const sequence = context.getSequence()
+
   const generate = (args: GenerateTextArgs, grammar: LlamaGrammar | undefined): Promise<GenerateResult> =>
     serialised(async () => {
       if (disposed) throw new Error(`chat model ${id} has been disposed`)
       if (args.signal?.aborted) return { raw: '', parsed: undefined, tokensIn: 0, tokensOut: 0, stopReason: 'abort' }
-      const promptTokens = model.tokenize(args.system).length + model.tokenize(args.user).length
+      const before = sequence.tokenMeter.getState()
+      const promptTokens = await readPrompt(sequence, chatWrapper, model, args)
       if (promptTokens >= context.contextSize) {
         throw new Error(`prompt of ~${promptTokens} tokens does not fit the ${context.contextSize}-token context of ${id}`)
       }
-      const sequence = context.getSequence()
-      const session = new LlamaChatSession({
-        contextSequence: sequence,
-        chatWrapper,
-        systemPrompt: args.system,
-        autoDisposeSequence: false,
-      })
-      const before = sequence.tokenMeter.getState()
+      const session = new LlamaChatSession({ contextSequence: sequence, chatWrapper, systemPrompt: args.system, autoDisposeSequence: false })
       let streamed = ''
+      const meter = () => sequence.tokenMeter.diff(before)
       try {
         const temperature = args.temperature ?? 0
         const res = await session.promptWithMeta(args.user, {
@@ -254,21 +270,23 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
             args.onToken?.(text)
           },
         })
-        const used = sequence.tokenMeter.diff(before)
+        const used = meter()
         const raw = res.responseText
         return {
           raw,
           parsed: grammar ? tryParseJson(raw) : undefined,
+          promptTokens,
           tokensIn: used.usedInputTokens,
           tokensOut: used.usedOutputTokens,
           stopReason: mapStopReason(res.stopReason),
         }
       } catch (err) {
         if (args.signal?.aborted && isAbortError(err)) {
-          const used = sequence.tokenMeter.diff(before)
+          const used = meter()
           return {
             raw: streamed,
             parsed: grammar ? tryParseJson(streamed) : undefined,
+            promptTokens,
             tokensIn: used.usedInputTokens,
             tokensOut: used.usedOutputTokens,
             stopReason: 'abort',
@@ -277,7 +295,6 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
         throw err
       } finally {
         session.dispose({ disposeSequence: false })
-        await sequence.dispose()
       }
     })
 
@@ -288,14 +305,69 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
     countTokens: (text: string) => model.tokenize(text).length,
     generateJson: async (args) => generate(args, await grammarFor(args.schema)),
     generateText: (args) => generate(args, undefined),
+    warm: (system: string) => serialised(() => readPrompt(sequence, chatWrapper, model, { system, user: '' }).then(() => undefined)),
     dispose: async () => {
       if (disposed) return
       disposed = true
       await queue
+      await sequence.dispose()
       await context.dispose()
       await model.dispose()
     },
   }
+}
+
+/** Prompt tokens evaluated per step while reading, so progress can be reported (llama.cpp's own batch is larger). */
+const READ_STEP = 128
+
+/**
+ * Evaluates the prompt of a call (the chat template around system and user) in steps, reporting
+ * tokens read of those to read, and leaves the sequence holding all of it but the last token, so
+ * the chat session that follows finds it evaluated and starts writing at once. What the sequence
+ * already holds from the previous call (the same system prompt, say) is kept, not read again: the
+ * sequence is cut back to the first token that differs. Returns the prompt's length in tokens.
+ *
+ * If the session renders the prompt differently from this rendering, node-llama-cpp compares the
+ * tokens again and evaluates from where they differ: the result is the same, only slower.
+ */
+async function readPrompt(
+  sequence: LlamaContextSequence,
+  chatWrapper: ChatWrapper,
+  model: LlamaModel,
+  args: { system: string; user: string; signal?: AbortSignal; onPromptProgress?: (read: number, total: number) => void },
+): Promise<number> {
+  const history: ChatHistoryItem[] = [
+    { type: 'system', text: args.system },
+    { type: 'user', text: args.user },
+    { type: 'model', response: [] },
+  ]
+  const tokens = chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(model.tokenizer)
+  // Without a user message the last turn is not the prompt: keep only the system part warm.
+  const target = args.user ? tokens.slice(0, -1) : tokens.slice(0, systemPrefixLength(chatWrapper, model, args.system))
+  if (target.length >= sequence.context.contextSize) return tokens.length
+  await sequence.adaptStateToTokens(target, false)
+  const start = sequence.nextTokenIndex
+  const total = target.length - start
+  args.onPromptProgress?.(0, total)
+  for (let at = start; at < target.length; at += READ_STEP) {
+    if (args.signal?.aborted) break
+    await sequence.evaluateWithoutGeneratingNewTokens(target.slice(at, Math.min(target.length, at + READ_STEP)))
+    args.onPromptProgress?.(Math.min(target.length, at + READ_STEP) - start, total)
+  }
+  return tokens.length
+}
+
+/** Tokens of the chat template up to the end of the system prompt: what every call with this system prompt shares. */
+function systemPrefixLength(chatWrapper: ChatWrapper, model: LlamaModel, system: string): number {
+  const render = (user: string) =>
+    chatWrapper
+      .generateContextState({ chatHistory: [{ type: 'system', text: system }, { type: 'user', text: user }, { type: 'model', response: [] }] })
+      .contextText.tokenize(model.tokenizer)
+  const a = render('a')
+  const b = render('b')
+  let i = 0
+  while (i < a.length && i < b.length && a[i] === b[i]) i++
+  return i
 }
 
 /**

@@ -1,0 +1,38 @@
+import type { AnswerSentence } from '../../shared/answer'
+
+/**
+ * Markers in the rendered answer: every sentence carries its own [n] markers (claim-level
+ * citations), so a reader sees which passage says which sentence.
+ */
+
+/**
+ * Places citation markers at the end of an answer: before its closing full stop when it ends with
+ * one ("… server [2]."), on a line of their own after a closing code fence or list.
+ */
+export function appendMarkers(answer: string, citations: number[]): string {
+  const marks = citations.map((c) => `[${c}]`).join('')
+  const text = answer.trimEnd()
+  if (/```\s*$/.test(text) || /\n\s*(?:[-*+]|\d+[.)])\s[^\n]*$/.test(text)) return `${text}\n\n${marks}`
+  const m = /([.!?:;])(["')\]]*)$/.exec(text)
+  if (m && !/\.\.$/.test(text.slice(0, m.index + 1))) return `${text.slice(0, m.index)} ${marks}${m[1]}${m[2]}`
+  return `${text} ${marks}`
+}
+
+const BLOCK_START = /^(?:[-*+]|\d{1,3}[.)])\s|^```|^\|/
+
+/**
+ * The answer text from its sentences: each with its markers, prose sentences joined by spaces,
+ * list items, table rows and code on lines of their own, and a release label when the sentence
+ * carries one ("2025-03-26: …").
+ */
+export function renderAnswer(sentences: readonly AnswerSentence[]): string {
+  let out = ''
+  for (const s of sentences) {
+    const text = s.version && !s.text.includes(s.version) ? `${s.version}: ${s.text}` : s.text
+    const marked = appendMarkers(text, s.citations)
+    const block = BLOCK_START.test(s.text)
+    if (!out) out = marked
+    else out += block || /```\s*$/.test(out) || /\n\s*(?:[-*+]|\d+[.)])\s[^\n]*$/.test(out) ? `\n${marked}` : ` ${marked}`
+  }
+  return out
+}

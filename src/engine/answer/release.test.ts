@@ -1,0 +1,176 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Engine } from '../engine'
+import { tempDir } from '../../test-support/paths'
+import type { AskEvent } from '../../shared/answer'
+import { AskResult } from '../../shared/answer'
+import { keyTermsOf } from './release'
+import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
+import type { GenerateArgs } from './types'
+
+/**
+ * The release rules on a real engine (on-disk PGlite, real import and keyword index) with a
+ * scripted chat model: a release that never mentions what is asked about, one that mentions it
+ * only in a guide, and an answer scoped to a release that does not rest on its specification.
+ */
+
+const FILES: Record<string, string> = {
+  'specification/1.0/tools.md':
+    '# Tools\n\n## Calling Tools\n\nA client calls a tool with tools/call and gets its result as text content.\n\n## Errors\n\nAn unknown tool is a protocol error.\n',
+  'specification/2.0/tools.md':
+    '# Tools\n\n## Calling Tools\n\nA client calls a tool with tools/call and gets text, image or audio content.\n\n## Audio\n\nAudio content carries base64 data and a mimeType such as audio/wav.\n\n' +
+    '## Structured Content\n\nA tool may also return structuredContent, a JSON object checked against its outputSchema.\n',
+  'specification/2.0/tasks.md':
+    '# Tasks\n\n## Tasks\n\nA task tracks a long-running request; poll it with tasks/get until it completes.\n\n## Task Status\n\nA task is working, completed, failed or cancelled.\n',
+  // A guide of release 1.0 that describes a feature its specification does not have.
+  'guides/1.0/overview.md':
+    '# Overview\n\n## What servers offer\n\nServers offer tools, and tasks for long-running work, which clients poll until they complete.\n',
+  'guides/1.0/setup.md': '# Setup\n\n## Install\n\nInstall the server package and start it with the default port 8080.\n',
+}
+// Sections of other subjects, so that no term of the tests is in a large share of the specification.
+for (const v of ['1.0', '2.0'])
+  for (const topic of ['Lifecycle', 'Transports', 'Logging', 'Pagination', 'Cancellation', 'Progress', 'Ping', 'Roots', 'Sampling', 'Completion'])
+    FILES[`specification/${v}/${topic.toLowerCase()}.md`] =
+      `# ${topic}\n\n## Overview\n\nThe ${topic.toLowerCase()} section of release ${v} describes its messages and their order.\n\n## Messages\n\nEach message has a method and params.\n`
+
+describe('release rules on a real engine', () => {
+  let engine: Engine
+  const cleanups: (() => Promise<void>)[] = []
+  const reranker = new OverlapReranker()
+
+  beforeAll(async () => {
+    const c = await tempDir()
+    const d = await tempDir()
+    cleanups.push(c.cleanup, d.cleanup)
+    for (const [rel, text] of Object.entries(FILES)) {
+      await mkdir(path.dirname(path.join(c.dir, rel)), { recursive: true })
+      await writeFile(path.join(c.dir, rel), text)
+    }
+    engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
+    expect((await engine.ingest(c.dir, { collection: 'docs' })).failed).toEqual([])
+  })
+  afterAll(async () => {
+    await engine?.close()
+    for (const c of cleanups) await c()
+  })
+
+  const ask = async (question: string, version: string, chat: ScriptedChat) => {
+    const events: AskEvent[] = []
+    const result = await engine.ask(
+      { question, scope: { collections: ['docs'], version } },
+      { chat, reranker, mode: 'keyword', useCache: false, gate: false, onEvent: (e) => events.push(e) },
+    )
+    expect(AskResult.safeParse(result).success).toBe(true)
+    return { result, events, trace: (await engine.trace(result.trace_id))!.data }
+  }
+
+  it('takes names, quoted names and feature words from the question, leaving version mentions and framing words out', () => {
+    const terms = keyTermsOf('In the 1.0 spec, how do I return `structuredContent` with an outputSchema via tools/call? Is PKCE supported?', {
+      known: ['1.0', '2.0'],
+    })
+    expect(terms.map((t) => [t.term, t.form])).toEqual(
+      expect.arrayContaining([
+        ['structuredcontent', 'quoted'],
+        ['outputschema', 'identifier'],
+        ['tools/call', 'identifier'],
+        ['pkce', 'word'],
+        ['return', 'word'],
+      ]),
+    )
+    expect(terms.map((t) => t.term)).not.toContain('1.0')
+    expect(terms.map((t) => t.term)).not.toContain('spec')
+    expect(terms.find((t) => t.term === 'outputschema')!.spelling).toBe('outputSchema')
+  })
+
+  it('answers "the 1.0 docs never mention structuredContent" without the model, naming where it first appears', async () => {
+    const chat = new ScriptedChat([])
+    const { result, trace } = await ask('How do I return structuredContent from a tool?', '1.0', chat)
+    expect(chat.calls).toHaveLength(0)
+    expect(result).toMatchObject({ abstained: true, reason: 'no_relevant_sources', answer: null })
+    expect(result.explanation).toBe('The 1.0 docs never mention structuredContent; it first appears in 2.0.')
+    expect(trace.release).toMatchObject({ releases: ['1.0'], verdict: 'never_mentioned' })
+  })
+
+  it('counts a version named in the question as the scope, and a feature word as a term', async () => {
+    const chat = new ScriptedChat([])
+    const { result } = await ask('How does audio content work in the 1.0 spec?', 'auto', chat)
+    expect(chat.calls).toHaveLength(0)
+    expect(result.explanation).toBe('The 1.0 docs never mention audio; it first appears in 2.0.')
+  })
+
+  it('says when only a guide of the release mentions the feature its specification lacks', async () => {
+    const chat = new ScriptedChat([])
+    const { result, trace } = await ask('How do tasks work?', '1.0', chat)
+    expect(chat.calls).toHaveLength(0)
+    expect(result.explanation).toBe(
+      'The 1.0 specification does not mention tasks; it appears only in guide pages, which may describe features this release does not have.',
+    )
+    expect(trace.release!.verdict).toBe('guides_only')
+    expect(result.closest.length).toBeGreaterThan(0)
+  })
+
+  it('lets the model answer where the release mentions the feature, and keeps the answer that cites its specification', async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        const n = /<passage n="(\d+)" section="Tools &gt; Audio" kind="Specification" version="2.0"/.exec(args.user)![1]
+        return reply(`Audio content carries base64 data and a mimeType such as audio/wav [${n}].`, [Number(n)])
+      },
+    ])
+    const { result, trace } = await ask('How does audio content work?', '2.0', chat)
+    expect(result).toMatchObject({ abstained: false })
+    expect(trace.release).toMatchObject({ verdict: 'mentioned', must_cite_authoritative: true, cited_authoritative: true })
+  })
+
+  it('refuses an answer scoped to a release that rests only on a guide, when the specification defines the term', async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        const n = /<passage n="(\d+)" section="Setup &gt; Install"/.exec(args.user)![1]
+        return reply(`Call a tool after you install the server package [${n}].`, [Number(n)])
+      },
+    ])
+    const { result, trace } = await ask('How does a client call a tool with tools/call after installing the server package?', '1.0', chat)
+    expect(chat.calls).toHaveLength(1)
+    expect(result).toMatchObject({ abstained: true, reason: 'not_in_context' })
+    expect(result.explanation).toContain('does not rest on the 1.0 specification')
+    expect(trace.release).toMatchObject({ must_cite_authoritative: true, cited_authoritative: false })
+  })
+
+  it('leaves a question about something no release calls a feature to the model (a guide answers it)', async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        const n = /<passage n="(\d+)" section="Setup &gt; Install"/.exec(args.user)![1]
+        return reply(`Start the server package with the default port 8080 [${n}].`, [Number(n)])
+      },
+    ])
+    const { result, trace } = await ask('Which default port does the server package start on?', '1.0', chat)
+    expect(result).toMatchObject({ abstained: false })
+    expect(trace.release).toMatchObject({ verdict: 'mentioned', must_cite_authoritative: false })
+  })
+
+  it('does not apply when no single release was asked about', async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        const one = /<passage n="(\d+)" section="Tools &gt; Calling Tools" kind="Specification" version="1.0"/.exec(args.user)![1]
+        const two = /<passage n="(\d+)" section="Tools &gt; Calling Tools" kind="Specification" version="2.0"/.exec(args.user)![1]
+        return {
+          answerable: true,
+          sentences: [
+            { text: 'A client calls a tool with tools/call and gets its result as text content.', cites: [Number(one)] },
+            { text: 'A client calls a tool with tools/call and gets text, image or audio content.', cites: [Number(two)] },
+          ],
+          unanswered_parts: [],
+        }
+      },
+    ])
+    const { result, trace } = await ask('What content does a client get back when it calls a tool with tools/call?', 'all', chat)
+    expect(trace.release!.verdict).toBe('not_scoped')
+    expect(result.abstained).toBe(false)
+    // The releases say different things: each sentence names its release, instead of blending them.
+    expect(result.sentences!.map((s) => s.version)).toEqual(['1.0', '2.0'])
+    expect(result.answer).toBe(
+      '1.0: A client calls a tool with tools/call and gets its result as text content [1]. 2.0: A client calls a tool with tools/call and gets text, image or audio content [2].',
+    )
+    expect(result.notices.join(' ')).toContain('say different things')
+  })
+})

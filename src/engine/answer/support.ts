@@ -1,0 +1,236 @@
+import type { SupportFailure } from '../../shared/answer'
+import { WORD, stem } from '../../shared/excerpt'
+import {
+  answerNumbers,
+  answerQuotes,
+  answerTerms,
+  containsNumber,
+  containsQuote,
+  haystack,
+  normaliseForMatch,
+} from './match'
+import type { PromptPassage } from './prompt'
+import { contentWords, splitUnits } from './sentences'
+
+/**
+ * The support check of one answer sentence against the passages it cites: local and cheap, run
+ * after generation on every sentence, because "verified" must mean that the passages say what
+ * the sentence says, not only that they were cited. A sentence passes when:
+ *
+ *  1. every number, quoted text and name it states is in a cited passage (match.ts);
+ *  2. enough of its content words are in the cited passages (COVERAGE_FLOOR);
+ *  3. each number or name sits with the words the sentence (or the question) attaches it to: a
+ *     passage that says ".020 for long bowden extruders, .005 for direct drive" does not support
+ *     ".020 for direct drive" (misattachment, below);
+ *  4. it says something rather than pointing at a passage ("follow the instructions in [2]");
+ *  5. with an embedding model, it is close to some sentence of a cited passage (similarity floor
+ *     per embedding model, SIMILARITY_FLOORS).
+ *
+ * A sentence that fails is removed from the answer, with its reason; it is never shown as verified.
+ */
+
+export interface SupportResult {
+  ok: boolean
+  failure: SupportFailure | null
+  reason: string | null
+  coverage: number
+  best_cosine: number | null
+}
+
+/** Best cosine similarity of `sentence` to any of `units`; null when no embedding model is at hand. */
+export type Similarity = (sentence: string, units: string[]) => Promise<number | null>
+
+/**
+ * Share of a sentence's content words that its cited passages must contain. A prior, to be fitted
+ * with `docent eval answers` (docs/benchmarks.md, "The support check").
+ */
+export const COVERAGE_FLOOR = 0.6
+
+/**
+ * Best cosine to a sentence of a cited passage that a supported sentence reaches, per embedding
+ * model (matched as a substring of its id). Fixture models have random weights: no floor.
+ */
+export const SIMILARITY_FLOORS: readonly { match: string; floor: number | null; note: string }[] = [
+  { match: 'all-minilm-l6-v2', floor: 0.5, note: 'prior; see docs/benchmarks.md, "The support check"' },
+  { match: 'tiny-random', floor: null, note: 'fixture model with random weights: no floor' },
+]
+export const UNKNOWN_SIMILARITY_FLOOR = 0.5
+
+export function similarityFloorFor(embedderId: string | null): number | null {
+  if (!embedderId) return null
+  const id = embedderId.toLowerCase()
+  const known = SIMILARITY_FLOORS.find((f) => id.includes(f.match))
+  return known ? known.floor : UNKNOWN_SIMILARITY_FLOOR
+}
+
+/** Words of one passage sentence further apart than this are not "attached" to each other. */
+const ATTACH_WINDOW = 5
+
+export interface CheckOptions {
+  question: string
+  similarity?: Similarity
+  similarityFloor?: number | null
+  coverageFloor?: number
+}
+
+export async function checkSentence(sentence: string, cited: PromptPassage[], opts: CheckOptions): Promise<SupportResult> {
+  const fail = (failure: SupportFailure, reason: string, coverage = 0, best: number | null = null): SupportResult => ({
+    ok: false,
+    failure,
+    reason,
+    coverage,
+    best_cosine: best,
+  })
+  if (cited.length === 0) return fail('no_citation', 'it cites no passage')
+  const hay = cited.map(haystack).join('\n')
+  const lexical = lexicalSupport(sentence, hay)
+  if (lexical) return fail(lexical.failure, lexical.reason)
+  const coverage = coverageOf(sentence, hay)
+  if (pointsOnly(sentence)) return fail('points_only', 'it points to a passage instead of saying what it says', coverage)
+  if (coverage < (opts.coverageFloor ?? COVERAGE_FLOOR))
+    return fail('words_not_covered', `the cited passages hold only ${Math.round(coverage * 100)}% of its words`, coverage)
+  const misattached = findMisattachment(sentence, opts.question, cited)
+  if (misattached) return fail('misattached', misattached, coverage)
+  let best: number | null = null
+  if (opts.similarity && opts.similarityFloor != null) {
+    best = await opts.similarity(sentence, cited.flatMap((p) => splitUnits(p.text).map((u) => u.text)))
+    if (best !== null && best < opts.similarityFloor)
+      return fail('not_similar', `no sentence of the cited passages says anything close to it`, coverage, best)
+  }
+  return { ok: true, failure: null, reason: null, coverage, best_cosine: best }
+}
+
+/** Numbers, quotes and names the sentence states that the cited passages do not contain. */
+export function lexicalSupport(sentence: string, hay: string): { failure: SupportFailure; reason: string } | null {
+  const number = answerNumbers(sentence).find((t) => !containsNumber(hay, t))
+  if (number) return { failure: 'unsupported_number', reason: `the cited passages do not contain the number ${number}` }
+  const quotes = answerQuotes(sentence)
+  const quote = quotes.find((q) => !containsQuote(hay, q))
+  if (quote) return { failure: 'unsupported_quote', reason: `the cited passages do not contain "${quote}"` }
+  const name = answerTerms(sentence).find((t) => !containsQuote(hay, t) && !quotes.some((q) => q.includes(t)))
+  if (name) return { failure: 'unsupported_name', reason: `the cited passages do not mention ${name}` }
+  return null
+}
+
+/** Share of the sentence's content words (stemmed; identifiers whole) found in the passages. */
+export function coverageOf(sentence: string, hay: string): number {
+  const words = [...new Set(contentWords(sentence))]
+  if (words.length === 0) return 1
+  const have = new Set(contentWords(hay))
+  const found = words.filter((w) => have.has(w) || (/[/_.:-]/.test(w) && hay.includes(w))).length
+  return found / words.length
+}
+
+const POINTER =
+  /\b(?:follow(?:ing)?|see|refer(?:s|red)? to|check|consult|read|described|explained|outlined|listed|detailed|shown|covered|found)\b[^.]*\b(?:document(?:ation)?|passages?|instructions?|sections?|steps?|guides?|pages?|above|below|sources?)\b/i
+const POINTER_WORDS = new Set(
+  contentWords(
+    'follow following see refer check consult read described explained outlined listed detailed shown covered found document documentation passage passages instructions instruction section sections steps step guide guides page pages above below source sources provided given more information details detail',
+  ),
+)
+
+/** "Follow the instructions in the document [2]": a pointer with next to nothing of its own to say. */
+export function pointsOnly(sentence: string): boolean {
+  if (!POINTER.test(sentence)) return false
+  const own = contentWords(sentence).filter((w) => !POINTER_WORDS.has(w))
+  return own.length <= 3
+}
+
+interface Positioned {
+  token: string
+  at: number
+  unit: number
+}
+
+interface PassageWord {
+  stem: string
+  raw: string
+  unit: number
+}
+
+/** The words of a passage in order, each with its stem (identifiers and numbers kept whole) and the unit (sentence, item, row) it is in. */
+function wordsOf(text: string): PassageWord[] {
+  const out: PassageWord[] = []
+  splitUnits(text).forEach((u, unit) => {
+    for (const m of normaliseForMatch(u.text).matchAll(WORD)) {
+      const raw = m[0]
+      out.push({ raw, unit, stem: /[/_.:-]/.test(raw) || /^-?\d/.test(raw) ? raw : stem(raw) })
+    }
+  })
+  return out
+}
+
+/** Where each number (or name) of `anchors` occurs in the passage's word sequence. */
+function anchorPositions(words: PassageWord[], anchors: string[]): Positioned[] {
+  const out: Positioned[] = []
+  for (const a of anchors) {
+    const want = normaliseForMatch(a).replace(/^\./, '').replace(/,/g, '')
+    words.forEach((w, i) => {
+      const raw = w.raw.replace(/,/g, '')
+      if (raw === want || raw.endsWith('/' + want) || raw.endsWith('=' + want)) out.push({ token: a, at: i, unit: w.unit })
+    })
+  }
+  return out
+}
+
+/**
+ * A number or name of the sentence that its passage attaches to other words: some word the
+ * sentence (or the question) pairs with it is, in the passage, not next to it but next to another
+ * number or name of the same kind ("same passage sentence, within ATTACH_WINDOW words"). Returns
+ * the reason in words, or null.
+ */
+export function findMisattachment(sentence: string, question: string, cited: PromptPassage[]): string | null {
+  const kinds: ((t: string) => string[])[] = [answerNumbers, answerTerms]
+  const own = new Set(contentWords(sentence))
+  const qualifiers = [...new Set([...own, ...contentWords(question)])].filter((w) => !/^-?\.?\d/.test(w))
+  for (const extract of kinds) {
+    const anchors = extract(sentence)
+    for (const t of anchors) {
+      let problem: string | null = null
+      let attached = false
+      for (const p of cited) {
+        const words = wordsOf(p.text)
+        const mine = anchorPositions(words, [t])
+        if (mine.length === 0) continue
+        const otherTokens = extract(p.text).filter(
+          (o) => !anchors.some((a) => normaliseForMatch(a) === normaliseForMatch(o)) && normaliseForMatch(o) !== normaliseForMatch(t),
+        )
+        const clash = clashingQualifier(words, mine, anchorPositions(words, otherTokens), qualifiers)
+        if (!clash) {
+          attached = true
+          break
+        }
+        problem = `the cited passage gives ${t} for something else: there "${clash.word}" goes with ${clash.other}`
+      }
+      if (!attached && problem) return problem
+    }
+  }
+  return null
+}
+
+function clashingQualifier(
+  words: PassageWord[],
+  mine: Positioned[],
+  others: Positioned[],
+  qualifiers: string[],
+): { word: string; other: string } | null {
+  if (others.length === 0) return null
+  const distance = (i: number, set: Positioned[]) =>
+    Math.min(Infinity, ...set.filter((s) => s.unit === words[i]!.unit).map((s) => Math.abs(s.at - i)))
+  for (const q of qualifiers) {
+    const at = words.flatMap((w, i) => (w.stem === q ? [i] : []))
+    // Only words the passage uses once or twice say which value they belong with.
+    if (at.length === 0 || at.length > 2) continue
+    const dMine = Math.min(...at.map((i) => distance(i, mine)))
+    if (dMine <= ATTACH_WINDOW) continue
+    let best: { d: number; token: string } | null = null
+    for (const i of at)
+      for (const o of others) {
+        if (o.unit !== words[i]!.unit) continue
+        const d = Math.abs(o.at - i)
+        if (!best || d < best.d) best = { d, token: o.token }
+      }
+    if (best && best.d <= ATTACH_WINDOW) return { word: words[at[0]!]!.raw, other: best.token }
+  }
+  return null
+}
