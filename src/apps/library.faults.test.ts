@@ -169,6 +169,8 @@ describe('owner killed', () => {
   it('leaves a stale lock and socket file: the next command takes them over', async () => {
     const data = path.join(await temp(), 'index')
     const models = path.join(await temp(), 'none')
+    // A library to serve: a read-only `docent mcp` serves no --data folder that holds none.
+    await (await Engine.open({ dataDir: data, modelsDir: models })).close()
     const mcp = await startMcp(data, models)
     await mcp.waitForStderr(/owning it/)
     const left = readLock(data)!

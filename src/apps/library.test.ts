@@ -1,6 +1,7 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { Engine } from '../engine/engine'
 import { readLock } from '../engine/store/lock'
 import type { EventPayload } from '../shared/api'
 import { docent, startDocent, startMcp, toolText, type McpProcess } from '../test-support/docent-process'
@@ -22,6 +23,11 @@ const cleanups: (() => Promise<void>)[] = []
 afterAll(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
+
+/** An empty library in `data`: a read-only `docent mcp` serves no --data folder that holds none (issue 26). */
+async function emptyLibrary(data: string, models: string): Promise<void> {
+  await (await Engine.open({ dataDir: data, modelsDir: models })).close()
+}
 
 async function setup(): Promise<{ data: string; models: string; root: string }> {
   const t = await tempDir('docent-library-')
@@ -153,6 +159,7 @@ describe('one library, many clients', () => {
 
   it('docent mcp owns the folder; docent ingest writes through it and the server sees the import at once', async () => {
     const { data, models, root } = await setup()
+    await emptyLibrary(data, models)
     const mcp = await startMcp(data, models)
     cleanups.push(mcp.close)
     await mcp.waitForStderr(/owning it/)
@@ -192,6 +199,7 @@ describe('one library, many clients', () => {
 
   it('the app started while docent mcp owns the folder attaches (the owner watches folders for it), and takes over when the server quits', async () => {
     const { data, models, root } = await setup()
+    await emptyLibrary(data, models)
     const mcp = await startMcp(data, models)
     await mcp.waitForStderr(/owning it/)
     const { client: app, rec } = realEngineClient(data, models)

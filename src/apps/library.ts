@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import type { z } from 'zod'
 import type { AskEvent, AskResult } from '../shared/answer'
@@ -16,6 +17,7 @@ import { EngineClient, type SpawnEngine } from '../engine/host/client'
 import { librarySpawner, type LibraryProcess, type LibraryState } from '../engine/host/library'
 import { ErrorCode, type INTERNAL_METHODS, type InternalName } from '../engine/host/protocol'
 import { defaultDataDir, defaultModelsDir } from '../engine/paths'
+import { holdsLibrary } from '../engine/store/db'
 import type { OwnerRole } from '../engine/store/lock'
 import { redactUrl } from '../engine/store/pg'
 import { serverSpawner } from '../engine/host/server-library'
@@ -295,11 +297,38 @@ export class Library {
   }
 }
 
+/**
+ * For a command that only reads (search, ask, collections, watch; mcp without --allow-writes on a
+ * --data folder): a data folder that holds no library is an error that names it, not a new empty
+ * library answering "0 results" (a mistyped --data made a 39 MB one). `ingest` still creates one.
+ * With `explicitOnly`, the app's own folder (no --data) may still be created: `docent mcp` is
+ * started by an MCP client before anything was imported, and the app attaches to it later.
+ * A library on a server (--database, DOCENT_DATABASE_URL) has no folder: nothing to check.
+ */
+export function requireLibraryFolder(
+  values: { data?: string | undefined; database?: string | undefined },
+  opts: { explicitOnly?: boolean } = {},
+): void {
+  if (values.database || process.env['DOCENT_DATABASE_URL']) return
+  if (values.data === undefined && opts.explicitOnly) return
+  const dir = path.resolve(values.data ?? defaultDataDir())
+  if (holdsLibrary(dir)) return
+  const what = values.data === undefined ? `the library folder ${dir}` : `the data folder ${dir} (--data)`
+  const state = existsSync(dir) ? 'holds no Docent library' : 'does not exist'
+  throw new LibraryError(
+    `${what} ${state}: check the path${values.data === undefined ? ' (or DOCENT_HOME)' : ''}, or import a folder into it first: docent ingest <folder> --collection <name>${values.data === undefined ? '' : ` --data ${dir}`}`,
+    'no_library',
+  )
+}
+
 /** Runs `fn` on the library (attached to the folder's owner, or owning it) as a CLI command, then leaves it. */
 export async function withLibrary<T>(
   values: { data?: string; database?: string; models?: string },
   fn: (lib: Library) => Promise<T>,
+  opts: { mustExist?: boolean } = {},
 ): Promise<T> {
+  // A command that reads must not make a library where there is none (requireLibraryFolder).
+  if (opts.mustExist) requireLibraryFolder(values)
   const lib = new Library({
     data: values.data,
     database: values.database,

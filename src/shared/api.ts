@@ -30,6 +30,13 @@ export const CollectionInfo = z.object({
 })
 export type CollectionInfo = z.infer<typeof CollectionInfo>
 
+/**
+ * Progress inside the file being imported: `pages` parsed of a long PDF's (or `ocr`: pages read by
+ * text recognition so far).
+ */
+export const FileProgress = z.object({ stage: z.enum(['pages', 'ocr']), done: z.number().int(), total: z.number().int() })
+export type FileProgress = z.infer<typeof FileProgress>
+
 export const FileIssue = z.object({ path: z.string(), reason: z.string() })
 export type FileIssue = z.infer<typeof FileIssue>
 
@@ -40,6 +47,8 @@ export const ImportProgress = z.object({
   filesTotal: z.number(),
   filesDone: z.number(),
   currentFile: z.string().nullable(),
+  /** Inside the current file (a long PDF): how far it is; null between files and for a file read in one go. */
+  fileProgress: FileProgress.nullable().optional(),
   imported: z.number(),
   unchanged: z.number(),
   failed: z.number(),

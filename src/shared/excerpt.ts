@@ -5,7 +5,7 @@
  * since it only guides the eye and never decides what is retrieved.
  */
 
-const STOPWORDS = new Set(
+export const STOPWORDS: ReadonlySet<string> = new Set(
   `a about above after again against all am an and any are as at be because been before being below between both but by
   can could did do does doing down during each few for from further had has have having he her here hers him his how i if
   in into is it its itself just me more most my no nor not now of off on once only or other our out over own same she
@@ -20,7 +20,7 @@ export interface Segment {
 }
 
 /** Lower-case stem of a word: enough to let "tools" find "tool" and "retrying" find "retry". */
-function stem(word: string): string {
+export function stem(word: string): string {
   const w = word.toLowerCase()
   for (const suffix of ['ing', 'ies', 'ed', 'es', 's']) {
     if (w.length - suffix.length >= 3 && w.endsWith(suffix))
@@ -30,7 +30,7 @@ function stem(word: string): string {
 }
 
 // Words, keeping identifiers such as tools/call, -32602, list_changed or x.y whole.
-const WORD = /-?[\p{L}\p{N}](?:[\p{L}\p{N}_]|[/.:-](?=[\p{L}\p{N}]))*/gu
+export const WORD = /-?[\p{L}\p{N}](?:[\p{L}\p{N}_]|[/.:-](?=[\p{L}\p{N}]))*/gu
 
 /** The words of a query worth marking: no stop words, no single letters. */
 export function queryTerms(query: string): string[] {

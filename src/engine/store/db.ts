@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
+import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
 
@@ -62,6 +64,11 @@ class PGliteDb implements Db {
     for (const fn of this.closing.splice(0)) fn()
     if (!this.pg.closed) await this.pg.close()
   }
+}
+
+/** Whether a data folder holds a library: openPGlite made a database cluster there (PG_VERSION is the cluster's own mark). */
+export function holdsLibrary(dataDir: string): boolean {
+  return existsSync(path.join(dataDir, 'PG_VERSION'))
 }
 
 /** Opens (creating if needed) an on-disk PGlite database with pgvector. `null` gives an in-memory one. */

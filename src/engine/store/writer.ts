@@ -22,6 +22,8 @@ export interface DocumentState {
   sha256: string | null
   status: 'indexed' | 'failed'
   chunker: string | null
+  /** Why a failed document failed (null for an indexed one). */
+  error: string | null
 }
 
 export interface DocumentRow {
@@ -64,7 +66,7 @@ export async function upsertCollection(db: Queryable, id: string, root: string, 
 
 export async function documentStates(db: Queryable, collectionId: string): Promise<Map<string, DocumentState>> {
   const { rows } = await db.query<DocumentState>(
-    `SELECT id, path, size::float8 AS size, mtime_ms, sha256, status, chunker FROM documents WHERE collection_id = $1`,
+    `SELECT id, path, size::float8 AS size, mtime_ms, sha256, status, chunker, error FROM documents WHERE collection_id = $1`,
     [collectionId],
   )
   return new Map(rows.map((r) => [r.path, r]))
@@ -182,17 +184,29 @@ export async function replaceDocument(db: Db, doc: DocumentRow, chunks: ChunkRow
 /**
  * Records that a file could not be imported and why. Chunks from an earlier successful import are
  * kept (a transient permission error must not lose what was indexed); the error is shown beside them.
+ * `sha256` and `signature`, when given, are the content that failed and the parsers it failed
+ * with: the file is not tried again until one of them changes (sync/plan.ts). Without them (a file
+ * that could not even be read, a failure that may pass) it is tried again on every sync.
  */
 export async function markFailed(
   db: Queryable,
-  d: { id: string; collectionId: string; path: string; size: number; mtimeMs: number; error: string },
+  d: {
+    id: string
+    collectionId: string
+    path: string
+    size: number
+    mtimeMs: number
+    error: string
+    sha256?: string | null
+    signature?: string | null
+  },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO documents (id, collection_id, path, size, mtime_ms, status, error, updated_at)
-     VALUES ($1, $2, $3, $4, $5, 'failed', $6, now())
+    `INSERT INTO documents (id, collection_id, path, size, mtime_ms, status, error, sha256, chunker, updated_at)
+     VALUES ($1, $2, $3, $4, $5, 'failed', $6, $7, $8, now())
      ON CONFLICT (id) DO UPDATE SET status = 'failed', error = excluded.error, size = excluded.size,
-       mtime_ms = excluded.mtime_ms, updated_at = now()`,
-    [d.id, d.collectionId, d.path, d.size, d.mtimeMs, d.error],
+       mtime_ms = excluded.mtime_ms, sha256 = excluded.sha256, chunker = excluded.chunker, updated_at = now()`,
+    [d.id, d.collectionId, d.path, d.size, d.mtimeMs, d.error, d.sha256 ?? null, d.signature ?? null],
   )
 }
 
