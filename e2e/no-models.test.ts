@@ -159,6 +159,28 @@ describe('Docent with no models installed (browser e2e)', () => {
     expect(size.height).toBeLessThanOrEqual(size.window)
     await h.screenshot('no-models-pdf-source', { docs: false })
 
+    // Zoom: the buttons step it, + and - on the page too, 0 fits the width again.
+    const pdfPage = viewer.locator('.pdf-page')
+    const width = async () => (await pdfPage.boundingBox())?.width ?? 0
+    const fit = await width()
+    const level = viewer.locator('.pdf-zoom-level')
+    const fitLevel = await level.innerText()
+    await viewer.getByRole('button', { name: 'Zoom in (+)' }).click()
+    await expect.poll(width).toBeGreaterThan(fit * 1.1)
+    expect(await level.innerText()).not.toBe(fitLevel)
+    const zoomed = await width()
+    await viewer.locator('.pdf-scroll').focus()
+    await page.keyboard.press('+')
+    await expect.poll(width).toBeGreaterThan(zoomed * 1.1)
+    await page.keyboard.press('-')
+    await expect.poll(width).toBeLessThan(zoomed * 1.3)
+    await page.keyboard.press('0')
+    await expect.poll(width).toBeLessThan(fit + 2)
+    expect(await level.innerText()).toBe(fitLevel)
+    expect(await viewer.getByRole('button', { name: 'Fit width (0)' }).getAttribute('aria-pressed')).toBe('true')
+    // The highlighted passage is drawn again at every zoom.
+    await viewer.locator('mark.passage-mark').first().waitFor({ state: 'visible', timeout: 30_000 })
+
     // Whatever else ever makes the page taller than the window (here a spacer), opening a passage
     // near the end of a long document, which its own scroll area cannot bring to the middle,
     // scrolls that area only.

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { EventName, EventPayload, Result } from '../../src/shared/api'
 import { Engine } from '../../src/engine/engine'
+import type { EngineAskOptions } from '../../src/engine/answer/ask'
 import { createEngineHost, type EngineHost } from '../../src/engine/host/host'
 import { LibraryLocationStore, createLocationRelays } from '../../src/main/library-location'
 import type { LibraryLocationInfo } from '../../src/shared/library'
@@ -51,6 +52,12 @@ export interface HarnessOptions {
   /** File name -> path, what pathForFile answers for dropped folders. */
   dropPaths?: Record<string, string>
   viewport?: { width: number; height: number }
+  /**
+   * Test only: options given to every question the page asks (engine.ask), e.g. a scripted chat
+   * model (`chat`) where the real one is too slow and not deterministic for a UI test, or a
+   * stand-in reranker. A test that uses it names the mock it passes.
+   */
+  askWith?: Pick<EngineAskOptions, 'chat' | 'reranker' | 'useCache' | 'mode'>
 }
 
 export interface RecordedEvent {
@@ -166,6 +173,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         engine = await Engine.open({ database: u.toString(), modelsDir: theModels })
         shown = database
       } else engine = await Engine.open({ dataDir, modelsDir: theModels })
+      if (opts.askWith) {
+        const own = engine.ask.bind(engine)
+        const extra = opts.askWith
+        engine.ask = (request, askOpts = {}) => own(request, { ...askOpts, ...extra })
+      }
       host = createEngineHost(engine, { dataDir: shown, modelsDir: theModels, appVersion: 'e2e', emit })
     }
     await openLibrary()

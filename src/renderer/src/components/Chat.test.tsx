@@ -62,9 +62,13 @@ describe('chat', () => {
   it('streams stage messages and a marked draft, then replaces it with the verified answer and citation chips', async () => {
     const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
     await ask('How does Streamable HTTP work?')
-    expect(docent.callsTo('ask')).toEqual([
-      { question: 'How does Streamable HTTP work?', scope: { collections: [], version: 'auto' } },
-    ])
+    // A new conversation's id is chosen when the question is sent, so the sidebar lists it at once.
+    const [sent] = docent.callsTo('ask')
+    expect(sent).toEqual({
+      question: 'How does Streamable HTTP work?',
+      scope: { collections: [], version: 'auto' },
+      threadId: expect.stringMatching(/^[0-9a-f-]{32,36}$/),
+    })
 
     const ev = (event: AskEvent) => act(() => docent.emit('ask.event', { requestId: 'req-1', event }))
     ev({ type: 'stage', stage: 'search', message: 'Searching the 2025-03-26 docs' })
@@ -187,7 +191,9 @@ describe('chat', () => {
     expect(screen.getByRole('button', { name: 'Stop answering (Escape)' })).toBeTruthy()
     await userEvent.keyboard('{Escape}')
     expect(docent.callsTo('ask.cancel')).toEqual([{ requestId: 'req-1' }])
-    expect(await screen.findByText('Stopped. Nothing was checked, so no answer is shown.')).toBeTruthy()
+    expect(
+      await screen.findByText(/^Stopped after \d+ s, before the answer\. Nothing was checked, so no answer is shown\.$/),
+    ).toBeTruthy()
     // Events after the stop are ignored.
     act(() =>
       docent.emit('ask.event', {

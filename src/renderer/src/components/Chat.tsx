@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react'
-import type { AskResult, Citation } from '../lib/ask-types'
+import type { AnswerSentence, AskResult, Citation } from '../lib/ask-types'
 import { renderAnswerHtml, markdownToSafeHtml } from '../lib/sanitize'
 import { activeTurn, useChat, type Turn } from '../stores/chat'
 import { useLibrary } from '../stores/library'
@@ -13,6 +13,11 @@ import { RichContent } from './RichContent'
 import { ScopePicker } from './ScopePicker'
 import { Abstention, HitList, SourcesList, type SectionRef } from './Sources'
 import type { ScopeInfo } from '../../../shared/search'
+import { formatElapsed } from '../lib/format'
+import { unversionedLabel, withoutAllVersions } from '../lib/scope-words'
+import { RemovedSentences, UnansweredParts } from './ClaimNotes'
+import { PassagePreviews } from './Passages'
+import { Waiting } from './Waiting'
 
 export function ChatPane() {
   const turns = useChat((s) => s.turns)
@@ -38,7 +43,7 @@ export function ChatPane() {
 
   // Follow the stream while the person is near the bottom.
   const last = turns.at(-1)
-  const followKey = `${turns.length}:${last?.stages.length ?? 0}:${last?.draft.length ?? 0}:${last?.status ?? ''}`
+  const followKey = `${turns.length}:${last?.stages.length ?? 0}:${last?.passages.length ?? 0}:${last?.draft.length ?? 0}:${last?.status ?? ''}`
   useEffect(() => {
     const el = logRef.current
     if (!el) return
@@ -166,17 +171,25 @@ export function Composer() {
 function TurnView({ turn }: { turn: Turn }) {
   const retry = useChat((s) => s.retry)
   const busy = useChat((s) => !!activeTurn(s.turns))
+  const library = useLibrary((s) => s.collections)
+  const unversioned = unversionedLabel(library, turn.scope.collections)
+  const stageText = (message: string) => withoutAllVersions(message, unversioned)
   return (
     <article className="turn" aria-label={`Question: ${turn.question}`}>
       <div className="question-row">
         <div className="question-bubble">{turn.question}</div>
       </div>
       <div className="response">
-        {(turn.status === 'sending' || turn.status === 'streaming') && <Streaming turn={turn} />}
+        {(turn.status === 'sending' || turn.status === 'streaming') && <Waiting turn={turn} stageText={stageText} />}
         {turn.status === 'stopped' && (
           <div className="notice notice-muted" role="status">
             <InfoIcon size={15} />
-            <span>Stopped. Nothing was checked, so no answer is shown.</span>
+            <span>
+              {turn.stoppedAt != null
+                ? `Stopped after ${formatElapsed(turn.stoppedAt - turn.sentAt)}, before the answer.`
+                : 'Stopped before the answer.'}{' '}
+              Nothing was checked, so no answer is shown.
+            </span>
             <button type="button" className="btn btn-small" disabled={busy} onClick={() => void retry(turn.id)}>
               <RetryIcon size={13} /> Ask again
             </button>
@@ -191,98 +204,60 @@ function TurnView({ turn }: { turn: Turn }) {
             </button>
           </div>
         )}
-        {turn.status === 'done' && turn.result && <ResultView turn={turn} result={turn.result} />}
+        {(turn.status === 'stopped' || turn.status === 'error') && turn.passages.length > 0 && (
+          <PassagePreviews
+            passages={turn.passages}
+            label="Passages read before the answer stopped"
+            title={`Stopped before the answer: the ${turn.passages.length === 1 ? 'passage' : `${turn.passages.length} passages`} the model was reading`}
+            note="Highlighted: the sentences that match your question. These are the documents' own words; no answer was written from them."
+          />
+        )}
+        {turn.status === 'done' && turn.result && <ResultView turn={turn} result={turn.result} unversioned={unversioned} />}
       </div>
     </article>
   )
 }
 
-function Streaming({ turn }: { turn: Turn }) {
-  const current = turn.stages.at(-1)
-  const earlier = turn.stages.slice(0, -1)
-  return (
-    <div className="streaming">
-      <ol className="stages" aria-label="Progress">
-        {earlier.map((s, i) => (
-          <li key={i} className="stage done">
-            <CheckIcon size={13} /> {s.message}
-          </li>
-        ))}
-        <li className="stage current" aria-live="polite">
-          <Spinner /> {current?.message ?? 'Sending your question…'}
-        </li>
-      </ol>
-      {turn.draft && (
-        <div className="draft" aria-label="Draft answer, not yet checked">
-          <div className="draft-label">Draft — citations not checked yet</div>
-          <div className="draft-text">{turn.draft}</div>
-        </div>
-      )}
-    </div>
-  )
-}
-
-function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
+function ResultView({ turn, result, unversioned }: { turn: Turn; result: AskResult; unversioned: string | null }) {
   const openSource = useViewer((s) => s.openSource)
-  const openTrace = useViewer((s) => s.openTrace)
-  const retry = useChat((s) => s.retry)
-  const busy = useChat((s) => !!activeTurn(s.turns))
-  const notify = useNav((s) => s.notify)
 
   const openCitation = (n: number) => {
     const c = result.citations.find((x) => x.n === n)
     if (c) void openSource(c.chunk_id, `Source ${n}`)
   }
 
-  const copy = async () => {
-    const text = answerAsText(result)
-    try {
-      await navigator.clipboard.writeText(text)
-      notify('Answer copied with its sources.')
-    } catch {
-      notify("Couldn't copy to the clipboard.", 'error')
-    }
-  }
-
-  // Notices that only say a model is missing are said once, by ModelsNotice above the conversation.
-  const missingModels = useMissingModels()
-  const allNotes = [...result.notices, ...result.warnings]
-  const notes = allNotes.filter((n) => !saysModelMissing(n, missingModels))
   // The words retrieval searched for, marked in each passage's excerpt.
   const query = result.rewritten_question ?? turn.question
 
   return (
     <div className="result">
-      {(notes.length > 0 || (result.degraded && allNotes.length === 0)) && (
-        <div className="notice notice-warn" role="note">
-          <AlertIcon size={15} />
-          <div>
-            {notes.length
-              ? notes.map((w) => <div key={w}>{w}</div>)
-              : 'Some search stages were unavailable, so results may be weaker.'}
-          </div>
-        </div>
-      )}
+      <ResultNotes result={result} />
       {result.rewritten_question && result.rewritten_question !== turn.question && (
         <div className="rewritten muted small">Searched for: “{result.rewritten_question}”</div>
       )}
       {result.mode !== 'smalltalk' && result.scope && (
-        <div className="scope-line muted small" title={scopeTitle(result.scope)}>
-          Searching {result.scope.label}
+        <div className="scope-line muted small" title={scopeTitle(result.scope, unversioned)}>
+          Searching {withoutAllVersions(result.scope.label, unversioned)}
         </div>
       )}
 
       {result.mode === 'smalltalk' ? (
         <RichContent className="markdown answer" html={markdownToSafeHtml(result.answer ?? '')} />
       ) : result.abstained || (result.mode === 'answer' && !result.answer) ? (
-        <Abstention result={result} query={query} onOpen={(h, i) => void openSource(h.chunk_id, `Closest section ${i + 1}`)} />
+        <Abstention
+          result={result}
+          query={query}
+          scopeLabel={withoutAllVersions(result.scope_label, unversioned)}
+          onOpen={(h, i) => void openSource(h.chunk_id, `Closest section ${i + 1}`)}
+        />
       ) : result.mode === 'search-only' ? (
         <div className="search-only">
           <div className="result-heading">
             <SearchIcon size={15} /> Matching passages
           </div>
           <p className="muted small">
-            Search only: these passages matched {result.scope_label ? `in ${result.scope_label}` : 'your question'}. No answer was
+            Search only: these passages matched{' '}
+            {result.scope_label ? `in ${withoutAllVersions(result.scope_label, unversioned)}` : 'your question'}. No answer was
             written.
           </p>
           <HitList
@@ -297,21 +272,11 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
             answer={result.answer ?? ''}
             citations={result.citations}
             unverified={result.unverified_claims}
+            sentences={result.sentences}
             onCite={openCitation}
           />
-          {result.unanswered_parts.length > 0 && (
-            <div className="notice notice-muted" role="note">
-              <InfoIcon size={15} />
-              <div>
-                <strong>Not covered by the documents:</strong>
-                <ul>
-                  {result.unanswered_parts.map((p) => (
-                    <li key={p}>{p}</li>
-                  ))}
-                </ul>
-              </div>
-            </div>
-          )}
+          <RemovedSentences removed={result.removed ?? []} />
+          <UnansweredParts parts={result.unanswered_parts} />
           <SourcesList citations={result.citations} onOpen={openCitation} />
           {result.cached && (
             <div className="muted small">Answered earlier from the same documents; nothing has changed since.</div>
@@ -319,49 +284,96 @@ function ResultView({ turn, result }: { turn: Turn; result: AskResult }) {
         </>
       )}
 
-      <div className="result-actions">
-        {result.answer && result.mode !== 'search-only' && !result.abstained && (
-          <button type="button" className="btn btn-small btn-quiet" onClick={() => void copy()}>
-            <CopyIcon size={13} /> Copy
-          </button>
-        )}
-        <button type="button" className="btn btn-small btn-quiet" disabled={busy} onClick={() => void retry(turn.id)}>
-          <RetryIcon size={13} /> Retry
-        </button>
-        {result.trace_id && (
-          <button
-            type="button"
-            className="btn btn-small btn-quiet"
-            onClick={() => void openTrace(result.trace_id!, turn.question)}
-          >
-            <TraceIcon size={13} /> {result.mode === 'answer' && !result.abstained ? 'Why this answer?' : 'How was this found?'}
-          </button>
-        )}
+      <ResultActions turn={turn} result={result} />
+    </div>
+  )
+}
+
+/** The engine's notices and warnings about a result, less those said elsewhere on the screen. */
+function ResultNotes({ result }: { result: AskResult }) {
+  // Notices that only say a model is missing are said once, by ModelsNotice above the conversation.
+  const missingModels = useMissingModels()
+  const allNotes = [...result.notices, ...result.warnings]
+  // The engine's "1 sentence was removed…" is for clients without the removed list; here the list says it.
+  const removedShown = (result.removed ?? []).length > 0
+  const notes = allNotes.filter((n) => !saysModelMissing(n, missingModels) && !(removedShown && REMOVAL_NOTICE.test(n)))
+  if (notes.length === 0 && !(result.degraded && allNotes.length === 0)) return null
+  return (
+    <div className="notice notice-warn" role="note">
+      <AlertIcon size={15} />
+      <div>
+        {notes.length
+          ? notes.map((w) => <div key={w}>{w}</div>)
+          : 'Some search stages were unavailable, so results may be weaker.'}
       </div>
     </div>
   )
 }
 
-/** The answer with citation chips; numbers and quotes its sources do not contain are marked as not verified. */
+function ResultActions({ turn, result }: { turn: Turn; result: AskResult }) {
+  const openTrace = useViewer((s) => s.openTrace)
+  const retry = useChat((s) => s.retry)
+  const busy = useChat((s) => !!activeTurn(s.turns))
+  const notify = useNav((s) => s.notify)
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(answerAsText(result))
+      notify('Answer copied with its sources.')
+    } catch {
+      notify("Couldn't copy to the clipboard.", 'error')
+    }
+  }
+  return (
+    <div className="result-actions">
+      {result.answer && result.mode !== 'search-only' && !result.abstained && (
+        <button type="button" className="btn btn-small btn-quiet" onClick={() => void copy()}>
+          <CopyIcon size={13} /> Copy
+        </button>
+      )}
+      <button type="button" className="btn btn-small btn-quiet" disabled={busy} onClick={() => void retry(turn.id)}>
+        <RetryIcon size={13} /> Retry
+      </button>
+      {result.trace_id && (
+        <button type="button" className="btn btn-small btn-quiet" onClick={() => void openTrace(result.trace_id!, turn.question)}>
+          <TraceIcon size={13} /> {result.mode === 'answer' && !result.abstained ? 'Why this answer?' : 'How was this found?'}
+        </button>
+      )}
+    </div>
+  )
+}
+
+/**
+ * The answer with citation chips, each sentence with its own marker (its chips, its release when
+ * sources span releases, whether Docent copied it from the source); numbers and quotes its sources
+ * do not contain are marked as not verified.
+ */
 function AnswerBody({
   answer,
   citations,
   unverified,
+  sentences,
   onCite,
 }: {
   answer: string
   citations: Citation[]
   unverified?: string[]
+  sentences?: AnswerSentence[]
   onCite: (n: number) => void
 }) {
-  const html = useMemo(() => renderAnswerHtml(answer, citations, unverified), [answer, citations, unverified])
+  const html = useMemo(
+    () => renderAnswerHtml(answer, citations, unverified, sentences),
+    [answer, citations, unverified, sentences],
+  )
   return <RichContent className="markdown answer" html={html} onCite={onCite} label="Answer" />
 }
 
+const REMOVAL_NOTICE = /^\d[\d,]* sentences? (was|were) removed: /
+
 /** Why the versions searched were searched, for the scope line's tooltip. */
-function scopeTitle(scope: ScopeInfo): string {
+function scopeTitle(scope: ScopeInfo, unversioned: string | null): string {
   if (scope.source === 'named_in_question')
     return `Your question names ${scope.named.join(', ')}; choose a version in the picker to search another.`
+  if (unversioned) return 'These documents have no versions: all of them were searched.'
   if (scope.source === 'default') return 'No version was chosen or named in the question, so every version was searched.'
   return 'The version chosen in the picker.'
 }

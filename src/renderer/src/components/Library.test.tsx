@@ -44,10 +44,33 @@ describe('library', () => {
 
   it('shows import progress with files done/total, current file, rate and ETA, and cancels', async () => {
     const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
-    act(() => docent.emit('import.progress', progress()))
+    // The first event past the scan starts the clock; no estimate until a batch has been embedded.
+    act(() =>
+      docent.emit(
+        'import.progress',
+        progress({ filesDone: 0, imported: 0, chunksWritten: 0, textsEmbedded: 0, bytesDone: 0, elapsedMs: 0 }),
+      ),
+    )
     const group = await screen.findByRole('group', { name: 'Import progress for mcp-docs' })
+    expect(within(group).getByText('estimating…')).toBeTruthy()
+    // Two batches are too little to tell the rate of this folder...
+    act(() =>
+      docent.emit(
+        'import.progress',
+        progress({ filesDone: 4, chunksWritten: 27, textsEmbedded: 27, bytesDone: 10000, elapsedMs: 1333 }),
+      ),
+    )
+    act(() =>
+      docent.emit(
+        'import.progress',
+        progress({ filesDone: 8, chunksWritten: 53, textsEmbedded: 53, bytesDone: 20000, elapsedMs: 2667 }),
+      ),
+    )
+    expect(within(group).getByText('estimating…')).toBeTruthy()
+    // ...three are enough: 30,000 bytes finished in 4 s (80 passages embedded), 70,000 bytes left at that rate, about 9.3 s.
+    act(() => docent.emit('import.progress', progress()))
     expect(within(group).getByText('12 / 40 files')).toBeTruthy()
-    expect(within(group).getByText('3.0 files/s')).toBeTruthy()
+    expect(within(group).getByText('20 passages/s embedded')).toBeTruthy()
     expect(within(group).getByText('about 10 s left')).toBeTruthy()
     expect(within(group).getByText('specification/2025-03-26/basic/transports.mdx')).toBeTruthy()
     const bar = within(group).getByRole('progressbar')
@@ -57,6 +80,26 @@ describe('library', () => {
     await userEvent.click(within(group).getByRole('button', { name: 'Cancel import' }))
     expect(docent.callsTo('jobs.cancel')).toEqual([{ jobId: 'job-1' }])
     expect(within(group).getByText('Cancelling…')).toBeTruthy()
+  })
+
+  // Issue 26: a 5,000-page PDF took a minute to parse with the same "12 / 40 files" on screen.
+  it('shows how far the current file is while a long one is parsed', async () => {
+    const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
+    act(() =>
+      docent.emit(
+        'import.progress',
+        progress({ currentFile: 'manuals/big.pdf', fileProgress: { stage: 'pages', done: 1250, total: 5000 } }),
+      ),
+    )
+    const group = await screen.findByRole('group', { name: 'Import progress for mcp-docs' })
+    expect(within(group).getByText(/manuals\/big\.pdf/).textContent).toBe('manuals/big.pdf (page 1,250 of 5,000)')
+    act(() =>
+      docent.emit(
+        'import.progress',
+        progress({ currentFile: 'manuals/big.pdf', fileProgress: { stage: 'pages', done: 5000, total: 5000 } }),
+      ),
+    )
+    expect(within(group).getByText(/manuals\/big\.pdf/).textContent).toBe('manuals/big.pdf (page 5,000 of 5,000)')
   })
 
   it('lists the files that failed and were skipped, with reasons', async () => {

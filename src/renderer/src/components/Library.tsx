@@ -3,8 +3,10 @@ import type { CollectionInfo } from '../../../shared/api'
 import { docent } from '../docent'
 import { importFolders } from '../importFolders'
 import { compareVersionsDesc } from '../../../shared/versions'
-import { formatDuration, formatRate, formatRelativeTime, plural } from '../lib/format'
-import { importEtaMs, importRate, jobForCollection, useLibrary, type FileIssue, type ImportJob } from '../stores/library'
+import { formatDuration, formatRate, formatRelativeTime, formatTimeLeft, plural } from '../lib/format'
+import { estimateImport } from '../lib/import-eta'
+import { useNow } from '../lib/useNow'
+import { importRate, jobForCollection, useLibrary, type FileIssue, type ImportJob } from '../stores/library'
 import { useNav } from '../stores/nav'
 import { ProgressBar } from './Common'
 import { AlertIcon, CheckIcon, CloseIcon, FolderIcon, PlusIcon, RefreshIcon, TrashIcon } from './Icons'
@@ -181,8 +183,9 @@ const PHASE: Record<string, string> = {
 export function ImportProgressView({ job }: { job: ImportJob }) {
   const cancel = useLibrary((s) => s.cancel)
   const p = job.progress
-  const rate = importRate(p)
-  const eta = importEtaMs(p)
+  const now = useNow(!job.finished && !!p)
+  const estimate = p ? estimateImport(job.eta, p, p.elapsedMs + Math.max(0, now - (job.progressAt ?? now))) : null
+  const fileRate = importRate(p)
   const label = `Import progress for ${job.collection ?? job.folder}`
   return (
     <div className="import-progress" role="group" aria-label={label}>
@@ -197,13 +200,29 @@ export function ImportProgressView({ job }: { job: ImportJob }) {
       <ProgressBar value={p?.filesDone ?? 0} max={p?.filesTotal ?? 0} label={label} indeterminate={!p || p.filesTotal === 0} />
       {p && (
         <div className="import-row muted small">
-          <span>{formatRate(rate, 'files')}</span>
-          <span>{eta != null ? `about ${formatDuration(eta)} left` : 'estimating…'}</span>
+          <span>
+            {estimate?.textsPerSecond != null
+              ? `${formatRate(estimate.textsPerSecond, 'passages')} embedded`
+              : formatRate(fileRate, 'files')}
+          </span>
+          <span>
+            {p.phase === 'pruning' || p.phase === 'done'
+              ? ''
+              : estimate?.etaMs != null
+                ? formatTimeLeft(estimate.etaMs)
+                : 'estimating…'}
+          </span>
         </div>
       )}
       {p?.currentFile && (
         <div className="import-file small muted" title={p.currentFile}>
           {p.currentFile}
+          {p.fileProgress?.stage === 'pages' && (
+            <span className="import-pages">
+              {' '}
+              (page {p.fileProgress.done.toLocaleString()} of {p.fileProgress.total.toLocaleString()})
+            </span>
+          )}
         </div>
       )}
       <button type="button" className="btn btn-small btn-quiet" disabled={job.cancelling} onClick={() => void cancel(job.jobId)}>

@@ -124,4 +124,29 @@ describe('models notice', () => {
     expect(screen.queryByRole('status', { name: 'Models' })).toBeNull()
     expect(screen.getByRole('note').textContent).toContain(ENGINE_NOTICES[1]!)
   })
+
+  it('is shown once, not in every conversation, and not again after a restart', async () => {
+    const onlyReranker = () => [status('embedding', true), status('reranker', false), status('llm', true)]
+    const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS, 'models.status': onlyReranker })
+    await askAndGet(docent, [ENGINE_NOTICES[1]!, ENGINE_NOTICES[2]!])
+    expect(screen.getByRole('status', { name: 'Models' }).textContent).toContain(
+      'To add: install the reranker for better ordering.',
+    )
+
+    await userEvent.click(screen.getByRole('button', { name: 'New conversation' }))
+    await askAndGet(docent, [ENGINE_NOTICES[1]!])
+    expect(screen.queryByRole('status', { name: 'Models' })).toBeNull()
+    // The engine's notice about the missing reranker stays folded away: the notice has said it.
+    expect(screen.queryByText(ENGINE_NOTICES[1]!)).toBeNull()
+
+    cleanup()
+    const restarted = await renderApp(
+      { 'collections.list': () => COLLECTIONS, 'models.status': onlyReranker },
+      { keepStorage: true },
+    )
+    await askAndGet(restarted.docent, [ENGINE_NOTICES[1]!])
+    expect(screen.queryByRole('status', { name: 'Models' })).toBeNull()
+    // Models & Settings still says it.
+    expect(screen.getByRole('button', { name: /Models & Settings/ })).toBeTruthy()
+  })
 })

@@ -1,4 +1,5 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
+import { recallList, rememberInList } from '../lib/remember'
 import { statusFor, useModels, type ModelRole } from '../stores/models'
 import { useNav } from '../stores/nav'
 import { CloseIcon, GearIcon, InfoIcon } from './Icons'
@@ -43,17 +44,25 @@ function joinAnd(parts: string[]): string {
   return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`
 }
 
+const SEEN = 'modelsNotice.seen'
+
 /**
  * One calm notice, instead of a stack of warnings under every answer, when models are missing:
- * what works now and what to install for the rest. It can be hidden; it comes back when the set of
- * missing models changes.
+ * what works now and what to install for the rest. It is shown once, in the first conversation
+ * after the set of missing models changes, not in every one (Models & Settings and the sidebar's
+ * dot keep saying it); it can be hidden sooner. Which sets were shown is remembered across restarts.
  */
 export function ModelsNotice() {
   const missing = useMissingModels()
   const setScreen = useNav((s) => s.setScreen)
-  const [hiddenFor, setHiddenFor] = useState<string | null>(null)
   const key = missing.join(',')
-  if (missing.length === 0 || hiddenFor === key) return null
+  const [shownFor, setShownFor] = useState<string | null>(() => (recallList(SEEN).includes(key) ? null : key))
+  useEffect(() => {
+    if (!key) return
+    if (shownFor === key) rememberInList(SEEN, key)
+    else if (!recallList(SEEN).includes(key)) setShownFor(key)
+  }, [key, shownFor])
+  if (missing.length === 0 || shownFor !== key) return null
   const works = [
     missing.includes('embedding') ? 'keyword search' : 'search by keywords and meaning',
     'opening every source at its passage',
@@ -73,7 +82,7 @@ export function ModelsNotice() {
       <button type="button" className="btn btn-small" onClick={() => setScreen('models')}>
         <GearIcon size={13} /> Models &amp; Settings
       </button>
-      <button type="button" className="icon-btn" aria-label="Hide this notice" onClick={() => setHiddenFor(key)}>
+      <button type="button" className="icon-btn" aria-label="Hide this notice" onClick={() => setShownFor(null)}>
         <CloseIcon size={14} />
       </button>
     </div>

@@ -1,8 +1,8 @@
 import { formatRelativeTime } from '../lib/format'
-import { useChat } from '../stores/chat'
+import { activeTurn, useChat } from '../stores/chat'
 import { statusFor, useModels } from '../stores/models'
 import { useNav } from '../stores/nav'
-import { ChatIcon, GearIcon, PlusIcon, TrashIcon } from './Icons'
+import { ChatIcon, GearIcon, PlusIcon, Spinner, TrashIcon } from './Icons'
 import { LibrarySection } from './Library'
 
 export function Sidebar() {
@@ -63,6 +63,8 @@ function ThreadsSection() {
   const threadId = useChat((s) => s.threadId)
   const openThread = useChat((s) => s.openThread)
   const deleteThread = useChat((s) => s.deleteThread)
+  // The conversation whose question is being answered is listed from the moment it is sent.
+  const answering = useChat((s) => (activeTurn(s.turns) ? s.threadId : null))
   const screen = useNav((s) => s.screen)
   const setScreen = useNav((s) => s.setScreen)
 
@@ -100,7 +102,13 @@ function ThreadsSection() {
                 >
                   <ChatIcon size={14} />
                   <span className="thread-title">{t.title || 'Untitled conversation'}</span>
-                  <span className="thread-time">{formatRelativeTime(t.updated_at)}</span>
+                  {answering === t.id ? (
+                    <span className="thread-time">
+                      <Spinner /> <span className="visually-hidden">being answered</span>
+                    </span>
+                  ) : (
+                    <span className="thread-time">{formatRelativeTime(t.updated_at)}</span>
+                  )}
                 </button>
                 <button
                   type="button"

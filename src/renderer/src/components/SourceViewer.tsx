@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import type { SourceView } from '../../../shared/api'
 import { docent } from '../docent'
 import { highlightPassage } from '../lib/highlight'
@@ -134,6 +134,17 @@ function TextDocument({ view, onHighlight }: { view: SourceView; onHighlight: (e
 }
 
 type PdfModule = typeof import('../lib/pdf')
+
+/** Zoom steps of the PDF view; 'fit' fits the page to the panel's width. */
+export const PDF_ZOOMS = [0.5, 0.75, 1, 1.25, 1.5, 2, 3] as const
+export type PdfZoom = 'fit' | (typeof PDF_ZOOMS)[number]
+
+/** The next zoom step in or out from the current one (from 'fit', from the scale that fit gave). */
+export function stepZoom(zoom: PdfZoom, fitScale: number, dir: 1 | -1): PdfZoom {
+  const current = zoom === 'fit' ? fitScale : zoom
+  const next = dir > 0 ? PDF_ZOOMS.find((z) => z > current + 0.01) : [...PDF_ZOOMS].reverse().find((z) => z < current - 0.01)
+  return next ?? zoom
+}
 type PdfDoc = Awaited<ReturnType<PdfModule['openPdf']>>
 
 function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el: HTMLElement | null) => void }) {
@@ -141,7 +152,10 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
   const [error, setError] = useState<string | null>(null)
   const [pageNum, setPageNum] = useState(view.page ?? 1)
   const [rendering, setRendering] = useState(false)
+  const [zoom, setZoom] = useState<PdfZoom>('fit')
+  const [scaleShown, setScaleShown] = useState(1)
   const wrapRef = useRef<HTMLDivElement>(null)
+  const fitScale = useRef(1)
   const pageRef = useRef<HTMLDivElement>(null)
 
   useEffect(() => {
@@ -171,26 +185,12 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
       const page = await doc.pdf.getPage(pageNum)
       const base = page.getViewport({ scale: 1 })
       const width = Math.max(280, wrapRef.current!.clientWidth - 32)
-      const scale = Math.min(2, width / base.width)
+      const scale = zoom === 'fit' ? Math.min(2, width / base.width) : zoom
+      if (zoom === 'fit') fitScale.current = scale
+      setScaleShown(scale)
       const viewport = page.getViewport({ scale })
       const ratio = window.devicePixelRatio || 1
-      host.replaceChildren()
-      host.style.setProperty('--scale-factor', String(scale))
-      host.style.setProperty('--total-scale-factor', String(scale))
-      host.style.setProperty('--user-unit', '1')
-      host.style.setProperty('--scale-round-x', '1px')
-      host.style.setProperty('--scale-round-y', '1px')
-      host.style.width = `${Math.floor(viewport.width)}px`
-      host.style.height = `${Math.floor(viewport.height)}px`
-      const canvas = document.createElement('canvas')
-      canvas.width = Math.floor(viewport.width * ratio)
-      canvas.height = Math.floor(viewport.height * ratio)
-      canvas.style.width = `${Math.floor(viewport.width)}px`
-      canvas.style.height = `${Math.floor(viewport.height)}px`
-      canvas.setAttribute('aria-hidden', 'true')
-      const textLayer = document.createElement('div')
-      textLayer.className = 'textLayer'
-      host.append(canvas, textLayer)
+      const { canvas, textLayer } = preparePage(host, scale, viewport, ratio)
       await page.render({ canvas, viewport, transform: ratio !== 1 ? [ratio, 0, 0, ratio, 0, 0] : undefined }).promise
       if (cancelled) return
       const layer = new doc.mod.pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container: textLayer, viewport })
@@ -212,11 +212,16 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
     return () => {
       cancelled = true
     }
-  }, [doc, pageNum, view.page, view.page_end, view.passage, onHighlight])
+  }, [doc, pageNum, zoom, view.page, view.page_end, view.passage, onHighlight])
+
+  const zoomBy = (dir: 1 | -1) => setZoom((z) => stepZoom(z, fitScale.current, dir))
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (zoomKey(e, zoomBy, () => setZoom('fit'))) e.preventDefault()
+  }
 
   const total = doc?.pdf.numPages ?? null
   return (
-    <div className="pdf-view" ref={wrapRef}>
+    <div className="pdf-view" ref={wrapRef} onKeyDown={onKeyDown}>
       <div className="pdf-toolbar" role="toolbar" aria-label="PDF pages">
         <button
           type="button"
@@ -245,6 +250,7 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
         >
           ›
         </button>
+        <ZoomControls zoom={zoom} scale={scaleShown} onStep={zoomBy} onFit={() => setZoom('fit')} />
         {rendering && <Spinner label="Rendering page" />}
       </div>
       {error ? (
@@ -252,10 +258,94 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
           <AlertIcon size={15} /> <span>Couldn't show the PDF: {error}</span>
         </div>
       ) : (
-        <div className="pdf-scroll">
+        <div className="pdf-scroll" tabIndex={0} aria-label="PDF page: + and - zoom, 0 fits the width">
           <div className="pdf-page" ref={pageRef} />
         </div>
       )}
     </div>
+  )
+}
+
+/** Empties the page's box and sizes it, its canvas and its text layer for pdf.js at this scale. */
+function preparePage(
+  host: HTMLDivElement,
+  scale: number,
+  viewport: { width: number; height: number },
+  ratio: number,
+): { canvas: HTMLCanvasElement; textLayer: HTMLDivElement } {
+  host.replaceChildren()
+  host.style.setProperty('--scale-factor', String(scale))
+  host.style.setProperty('--total-scale-factor', String(scale))
+  host.style.setProperty('--user-unit', '1')
+  host.style.setProperty('--scale-round-x', '1px')
+  host.style.setProperty('--scale-round-y', '1px')
+  host.style.width = `${Math.floor(viewport.width)}px`
+  host.style.height = `${Math.floor(viewport.height)}px`
+  const canvas = document.createElement('canvas')
+  canvas.width = Math.floor(viewport.width * ratio)
+  canvas.height = Math.floor(viewport.height * ratio)
+  canvas.style.width = `${Math.floor(viewport.width)}px`
+  canvas.style.height = `${Math.floor(viewport.height)}px`
+  canvas.setAttribute('aria-hidden', 'true')
+  const textLayer = document.createElement('div')
+  textLayer.className = 'textLayer'
+  host.append(canvas, textLayer)
+  return { canvas, textLayer }
+}
+
+/** Plain keys while the PDF has focus; Ctrl/Cmd with + and - stay the whole window's zoom (View menu). */
+function zoomKey(e: KeyboardEvent<HTMLDivElement>, step: (dir: 1 | -1) => void, fit: () => void): boolean {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.target instanceof HTMLButtonElement) return false
+  if (e.key === '+' || e.key === '=') step(1)
+  else if (e.key === '-') step(-1)
+  else if (e.key === '0' || e.key === 'w') fit()
+  else return false
+  return true
+}
+
+function ZoomControls({
+  zoom,
+  scale,
+  onStep,
+  onFit,
+}: {
+  zoom: PdfZoom
+  scale: number
+  onStep: (dir: 1 | -1) => void
+  onFit: () => void
+}) {
+  return (
+    <span className="pdf-zoom" role="group" aria-label="Zoom">
+      <button
+        type="button"
+        className="btn btn-small"
+        onClick={() => onStep(-1)}
+        disabled={scale <= PDF_ZOOMS[0] + 0.01}
+        aria-label="Zoom out (-)"
+      >
+        −
+      </button>
+      <span className="small pdf-zoom-level" aria-live="polite">
+        {Math.round(scale * 100)} %
+      </span>
+      <button
+        type="button"
+        className="btn btn-small"
+        onClick={() => onStep(1)}
+        disabled={scale >= PDF_ZOOMS.at(-1)! - 0.01}
+        aria-label="Zoom in (+)"
+      >
+        +
+      </button>
+      <button
+        type="button"
+        className="btn btn-small btn-quiet"
+        aria-pressed={zoom === 'fit'}
+        onClick={onFit}
+        aria-label="Fit width (0)"
+      >
+        Fit width
+      </button>
+    </span>
   )
 }

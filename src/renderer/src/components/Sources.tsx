@@ -1,6 +1,7 @@
 import { useMemo } from 'react'
 import { describeAbstention, type AskResult, type Citation } from '../lib/ask-types'
 import { markTerms, queryTerms } from '../../../shared/excerpt'
+import { RemovedSentences } from './ClaimNotes'
 import { DocIcon, InfoIcon } from './Icons'
 
 /** The lists under an answer: its sources, the passages of a search-only reply, and an abstention's closest sections. */
@@ -54,10 +55,13 @@ export interface SectionRef {
 export function Abstention({
   result,
   query,
+  scopeLabel = result.scope_label,
   onOpen,
 }: {
   result: AskResult
   query: string
+  /** What was searched, in the words to show (lib/scope-words.ts); the result's own label by default. */
+  scopeLabel?: string
   onOpen: (h: SectionRef, i: number) => void
 }) {
   return (
@@ -65,7 +69,12 @@ export function Abstention({
       <div className="abstention-title">
         <InfoIcon size={16} /> The documents don't say
       </div>
-      <p className="abstention-reason">{describeAbstention(result.reason)}</p>
+      {result.explanation ? (
+        <p className="abstention-explanation">{result.explanation}</p>
+      ) : (
+        <p className="abstention-reason">{describeAbstention(result.reason)}</p>
+      )}
+      <RemovedSentences removed={result.removed ?? []} />
       {result.unanswered_parts.length > 0 && (
         <ul className="abstention-parts">
           {result.unanswered_parts.map((p) => (
@@ -75,14 +84,12 @@ export function Abstention({
       )}
       {result.closest.length > 0 ? (
         <>
-          <div className="abstention-sub">
-            The closest sections{result.scope_label ? ` in ${result.scope_label}` : ''}, in case they help:
-          </div>
+          <div className="abstention-sub">The closest sections{scopeLabel ? ` in ${scopeLabel}` : ''}, in case they help:</div>
           <HitList hits={result.closest} query={query} onOpen={onOpen} />
         </>
       ) : (
         <div className="abstention-sub muted">
-          Nothing in {result.scope_label || 'the selected scope'} came close. Try another version or collection.
+          Nothing in {scopeLabel || 'the selected scope'} came close. Try another version or collection.
         </div>
       )}
     </div>

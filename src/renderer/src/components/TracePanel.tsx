@@ -1,5 +1,5 @@
 import { useMemo, type ReactNode } from 'react'
-import type { ScopeTrace, StoredTrace } from '../../../shared/answer'
+import type { ClaimTrace, ScopeTrace, StoredTrace } from '../../../shared/answer'
 import { formatMs, formatScore } from '../lib/format'
 import { useViewer } from '../stores/viewer'
 import { AlertIcon, Spinner } from './Icons'
@@ -137,6 +137,46 @@ function ScopeText({ scope }: { scope: ScopeTrace }) {
   )
 }
 
+/** The support check of every sentence of the reply: what each cites, whether it held, and why not. */
+function SupportCheck({ claims }: { claims: ClaimTrace[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="trace-table claims-table" aria-label="Support check of every sentence">
+        <thead>
+          <tr>
+            <th scope="col">Sentence</th>
+            <th scope="col" className="num" title="Passage numbers it cites, as given to the model">
+              Cites
+            </th>
+            <th scope="col" className="num" title="Share of its content words found in the cited passages">
+              Words
+            </th>
+            <th scope="col" className="num" title="Best cosine similarity to a sentence of a cited passage">
+              Cos
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {claims.map((c, i) => (
+            <tr key={i} className={c.ok ? 'claim-ok' : 'claim-failed'}>
+              <td>
+                {c.ok ? c.text : <del>{c.text}</del>}
+                <div className={c.ok ? 'muted small' : 'claim-reason small'}>
+                  {c.ok ? 'supported' : `removed: ${c.reason ?? c.failure ?? 'not supported'}`}
+                  {c.repaired ? ` · ${c.repaired}` : ''}
+                </div>
+              </td>
+              <td className="num">{c.cited.join(', ') || '—'}</td>
+              <td className="num">{formatScore(c.coverage, 2)}</td>
+              <td className="num">{formatScore(c.best_cosine, 2)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
     <section className="trace-section">
@@ -146,9 +186,84 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
   )
 }
 
+/** Every candidate passage with its score in each retriever, best first; the ones the model read marked. */
+function PassagesTable({ rows }: { rows: TraceRow[] }) {
+  const openSource = useViewer((s) => s.openSource)
+  const shown = rows.slice(0, 30)
+  return (
+    <>
+      {rows.length === 0 ? (
+        <p className="muted small">This trace has no retrieval details.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="trace-table">
+            <thead>
+              <tr>
+                <th scope="col">Passage</th>
+                <th scope="col" className="num" title="Rank in keyword (BM25) search">
+                  KW #
+                </th>
+                <th scope="col" className="num" title="BM25 score of the keyword search, not normalised">
+                  BM25
+                </th>
+                <th scope="col" className="num" title="Rank in vector search">
+                  Vec #
+                </th>
+                <th scope="col" className="num" title="Cosine similarity of question and passage embeddings, -1 to 1">
+                  Cos
+                </th>
+                <th scope="col" className="num" title="Reciprocal rank fusion: sum of 1/(60 + rank)">
+                  RRF
+                </th>
+                <th scope="col" className="num" title="Cross-encoder score (a logit, not a probability)">
+                  Rerank
+                </th>
+                <th scope="col" className="num" title="Given to the answering model">
+                  Used
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((r) => (
+                <tr key={r.chunk_id} className={r.given ? 'given' : undefined}>
+                  <td>
+                    <button
+                      type="button"
+                      className="link-btn trace-passage"
+                      onClick={() => void openSource(r.chunk_id, 'Passage from the trace')}
+                      title={`${r.path ?? ''}\n${r.chunk_id}`}
+                    >
+                      {r.path ? (r.path.split('/').at(-1) ?? r.path) : `passage ${r.chunk_id.slice(0, 10)}…`}
+                    </button>
+                    {r.heading && <div className="source-crumb">{r.heading.split(' > ').slice(1).join(' › ') || r.heading}</div>}
+                  </td>
+                  <td className="num">{r.keyword_rank ?? '—'}</td>
+                  <td className="num">{formatScore(r.bm25, 2)}</td>
+                  <td className="num">{r.vector_rank ?? '—'}</td>
+                  <td className="num">{formatScore(r.cosine)}</td>
+                  <td className="num">{formatScore(r.rrf, 4)}</td>
+                  <td className="num">{formatScore(r.reranker, 2)}</td>
+                  <td className="num">{r.given ? '✓' : ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {rows.length > shown.length && (
+            <p className="muted small">{rows.length - shown.length} more candidates not shown (see the raw trace).</p>
+          )}
+          <p className="trace-legend">
+            <b>KW #</b> and <b>Vec #</b>: rank in keyword and vector search. <b>BM25</b>: keyword score. <b>Cos</b>: cosine
+            similarity. <b>RRF</b>: the fused score that orders candidates. <b>Rerank</b>: cross-encoder score used by the
+            relevance gate. <b>Used</b>: given to the answering model.
+          </p>
+        </div>
+      )}
+    </>
+  )
+}
+
 export function TracePanel() {
   const trace = useViewer((s) => s.trace)
-  const openSource = useViewer((s) => s.openSource)
   const data = trace?.data
   const rows = useMemo(() => (data ? traceRows(data) : []), [data])
 
@@ -176,7 +291,6 @@ export function TracePanel() {
   const stages = data?.data.stages_ms
   const retrievalTimings = data?.data.retrieval?.timings_ms
   const total = data?.ms ?? null
-  const shown = rows.slice(0, 30)
 
   return (
     <div className="trace">
@@ -204,74 +318,7 @@ export function TracePanel() {
       </Section>
 
       <Section title={`Passages (${rows.length})`}>
-        {rows.length === 0 ? (
-          <p className="muted small">This trace has no retrieval details.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="trace-table">
-              <thead>
-                <tr>
-                  <th scope="col">Passage</th>
-                  <th scope="col" className="num" title="Rank in keyword (BM25) search">
-                    KW #
-                  </th>
-                  <th scope="col" className="num" title="BM25 score of the keyword search, not normalised">
-                    BM25
-                  </th>
-                  <th scope="col" className="num" title="Rank in vector search">
-                    Vec #
-                  </th>
-                  <th scope="col" className="num" title="Cosine similarity of question and passage embeddings, -1 to 1">
-                    Cos
-                  </th>
-                  <th scope="col" className="num" title="Reciprocal rank fusion: sum of 1/(60 + rank)">
-                    RRF
-                  </th>
-                  <th scope="col" className="num" title="Cross-encoder score (a logit, not a probability)">
-                    Rerank
-                  </th>
-                  <th scope="col" className="num" title="Given to the answering model">
-                    Used
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((r) => (
-                  <tr key={r.chunk_id} className={r.given ? 'given' : undefined}>
-                    <td>
-                      <button
-                        type="button"
-                        className="link-btn trace-passage"
-                        onClick={() => void openSource(r.chunk_id, 'Passage from the trace')}
-                        title={`${r.path ?? ''}\n${r.chunk_id}`}
-                      >
-                        {r.path ? (r.path.split('/').at(-1) ?? r.path) : `passage ${r.chunk_id.slice(0, 10)}…`}
-                      </button>
-                      {r.heading && (
-                        <div className="source-crumb">{r.heading.split(' > ').slice(1).join(' › ') || r.heading}</div>
-                      )}
-                    </td>
-                    <td className="num">{r.keyword_rank ?? '—'}</td>
-                    <td className="num">{formatScore(r.bm25, 2)}</td>
-                    <td className="num">{r.vector_rank ?? '—'}</td>
-                    <td className="num">{formatScore(r.cosine)}</td>
-                    <td className="num">{formatScore(r.rrf, 4)}</td>
-                    <td className="num">{formatScore(r.reranker, 2)}</td>
-                    <td className="num">{r.given ? '✓' : ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {rows.length > shown.length && (
-              <p className="muted small">{rows.length - shown.length} more candidates not shown (see the raw trace).</p>
-            )}
-            <p className="trace-legend">
-              <b>KW #</b> and <b>Vec #</b>: rank in keyword and vector search. <b>BM25</b>: keyword score. <b>Cos</b>: cosine
-              similarity. <b>RRF</b>: the fused score that orders candidates. <b>Rerank</b>: cross-encoder score used by the
-              relevance gate. <b>Used</b>: given to the answering model.
-            </p>
-          </div>
-        )}
+        <PassagesTable rows={rows} />
       </Section>
 
       {gate !== undefined && (
@@ -282,6 +329,16 @@ export function TracePanel() {
       {verification !== undefined && (
         <Section title="Citation check">
           <KeyValues value={verification} />
+        </Section>
+      )}
+      {data?.data.claims && data.data.claims.length > 0 && (
+        <Section title="Support check, sentence by sentence">
+          <SupportCheck claims={data.data.claims} />
+        </Section>
+      )}
+      {data?.data.release !== undefined && (
+        <Section title="Release rules">
+          <KeyValues value={data.data.release} />
         </Section>
       )}
       {(stages || retrievalTimings) && (

@@ -1,5 +1,14 @@
 /** The shapes of the ask stream, for components; the engine host validates them against the contract. */
-export type { AbstainReason, AskEvent, AskResult, Citation, ClosestSection } from '../../../shared/answer'
+export type {
+  AbstainReason,
+  AnswerSentence,
+  AskEvent,
+  AskResult,
+  Citation,
+  ClosestSection,
+  PassagePreview,
+  RemovedSentence,
+} from '../../../shared/answer'
 
 /** Why an answer abstained, in words a person understands. */
 export function describeAbstention(reason: string | null): string {

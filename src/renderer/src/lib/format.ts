@@ -23,6 +23,28 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${h} h ${m % 60} min`
 }
 
+/**
+ * Time left, as an estimate should read: rounded (to 5 s, then to minutes) so it does not flicker
+ * with every update, and "almost done" at the end instead of "under a second" or a negative time.
+ */
+export function formatTimeLeft(ms: number): string {
+  const s = Math.max(0, ms) / 1000
+  if (s < 5) return 'almost done'
+  if (s < 90) return `about ${Math.round(s / 5) * 5} s left`
+  const min = Math.round(s / 60)
+  if (min < 60) return `about ${min} min left`
+  return `about ${Math.floor(min / 60)} h ${min % 60 ? `${min % 60} min ` : ''}left`
+}
+
+/** Time since something started, to the second: "7 s", "1 min 05 s". */
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000))
+  if (s < 60) return `${s} s`
+  const m = Math.floor(s / 60)
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`
+}
+
 export function formatRate(perSecond: number | null | undefined, unit: string): string {
   if (perSecond == null || !Number.isFinite(perSecond) || perSecond <= 0) return `— ${unit}/s`
   return `${perSecond >= 10 ? Math.round(perSecond) : perSecond.toFixed(1)} ${unit}/s`

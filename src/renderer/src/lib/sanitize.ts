@@ -1,6 +1,7 @@
 import DOMPurify from 'dompurify'
 import { Marked } from 'marked'
-import type { Citation } from './ask-types'
+import type { AnswerSentence, Citation } from './ask-types'
+import { markSentences } from './claims'
 
 /**
  * Everything that turns untrusted text (model answers, indexed documents) into HTML goes through
@@ -182,8 +183,14 @@ const CITE_MARK = /\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]/g
  * citations becomes a chip button. Chips are built from DOM nodes after sanitising, so a marker
  * can never smuggle markup in. `unverified` are the numbers and quotes the cited passages do not
  * contain (AskResult.unverified_claims): each is marked where it appears, so it never reads as verified.
+ * `sentences` (AskResult.sentences) give each sentence its own marker (lib/claims.ts).
  */
-export function renderAnswerHtml(answer: string, citations: Citation[], unverified: readonly string[] = []): string {
+export function renderAnswerHtml(
+  answer: string,
+  citations: Citation[],
+  unverified: readonly string[] = [],
+  sentences: readonly AnswerSentence[] = [],
+): string {
   const fragment = sanitizeToFragment(markdown.parse(answer) as string)
   const byN = new Map(citations.map((c) => [c.n, c]))
   const doc = fragment.ownerDocument
@@ -219,6 +226,7 @@ export function renderAnswerHtml(answer: string, citations: Citation[], unverifi
     out.append(value.slice(last))
     text.replaceWith(out)
   }
+  markSentences(fragment, sentences, citations)
   markUnverified(fragment, unverified)
   return serialise(fragment)
 }
@@ -245,7 +253,8 @@ function markUnverified(fragment: DocumentFragment, claims: readonly string[]): 
   const walker = doc.createTreeWalker(fragment, NodeFilter.SHOW_TEXT)
   const texts: Text[] = []
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if ((n.parentElement?.closest('.cite-chip') ?? null) === null) texts.push(n as Text)
+    // Chips and a sentence's own labels are not answer text: "[12]" is a citation, not the number 12.
+    if ((n.parentElement?.closest('.cite-chip, .claim-version, .claim-copied') ?? null) === null) texts.push(n as Text)
   }
   for (const text of texts) {
     const value = text.data

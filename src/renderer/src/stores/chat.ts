@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import type { AskEvent, AskResult, AskStage, Thread, ThreadSummary } from '../../../shared/answer'
+import type { AskEvent, AskResult, AskStage, PassagePreview, Thread, ThreadSummary } from '../../../shared/answer'
 import type { Scope } from '../../../shared/search'
 import { call, errorMessage } from '../docent'
 import { useNav } from './nav'
@@ -28,6 +28,15 @@ export interface Turn {
   stages: Stage[]
   draft: string
   draftAttempt: number
+  /** The passages the model is reading, shown while the answer is written (and kept if it is stopped). */
+  passages: PassagePreview[]
+  /** How far the model has got (prompt tokens read, tokens written, elapsed, estimate). */
+  progress: Extract<AskEvent, { type: 'progress' }> | null
+  /** When the question was sent and when the last progress event came (Date.now()), so the wait can tick locally. */
+  sentAt: number
+  progressAt: number | null
+  /** When the person stopped it (null: not stopped by the person, e.g. a question restored without its answer). */
+  stoppedAt: number | null
   result: AskResult | null
   error: string | null
 }
@@ -60,6 +69,13 @@ interface DoneMarker {
 const isDone = (v: AskEvent | DoneMarker): v is DoneMarker => DONE in v
 
 let nextTurn = 1
+
+function newThreadId(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID()
+  const b = crypto.getRandomValues(new Uint8Array(16))
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')
+}
+
 const pending = new Map<string, (AskEvent | DoneMarker)[]>()
 
 export function activeTurn(turns: Turn[]): Turn | null {
@@ -76,8 +92,12 @@ function applyEvent(turn: Turn, ev: AskEvent): Turn {
       return ev.attempt !== turn.draftAttempt
         ? { ...turn, status: 'streaming', draft: ev.text, draftAttempt: ev.attempt }
         : { ...turn, status: 'streaming', draft: turn.draft + ev.text }
+    case 'passages':
+      return { ...turn, status: 'streaming', passages: ev.passages }
+    case 'progress':
+      return { ...turn, status: 'streaming', progress: ev, progressAt: Date.now() }
     case 'final':
-      return { ...turn, status: 'done', result: ev.result, draft: '' }
+      return { ...turn, status: 'done', result: ev.result, draft: '', progress: null, progressAt: null }
   }
 }
 
@@ -93,8 +113,13 @@ export const useChat = create<ChatState>()((set, get) => ({
 
   refreshThreads: async () => {
     try {
-      const threads = await call('threads.list', {})
-      set({ threads: [...threads].sort((a, b) => b.updated_at.localeCompare(a.updated_at)) })
+      const stored = await call('threads.list', {})
+      // The conversation being answered is listed before the engine has stored it (or when it
+      // never will: a read-only library), as long as its question is open.
+      const { threadId, turns, threads } = get()
+      const open = activeTurn(turns) ? threads.find((t) => t.id === threadId && !stored.some((x) => x.id === t.id)) : undefined
+      const list = open ? [...stored, open] : [...stored]
+      set({ threads: list.sort((a, b) => b.updated_at.localeCompare(a.updated_at)) })
     } catch {
       // The list is a convenience; chat keeps working without it.
     }
@@ -145,16 +170,29 @@ export const useChat = create<ChatState>()((set, get) => ({
       stages: [],
       draft: '',
       draftAttempt: 1,
+      passages: [],
+      progress: null,
+      sentAt: Date.now(),
+      progressAt: null,
+      stoppedAt: null,
       result: null,
       error: null,
     }
-    set((s) => ({ turns: [...s.turns, turn] }))
-    const threadId = get().threadId
+    // A new conversation gets its id here, not from its answer, so the sidebar lists it at once
+    // (the engine creates a thread it is given: AskRequest.threadId).
+    const threadId = get().threadId ?? newThreadId()
+    set((s) => ({
+      turns: [...s.turns, turn],
+      threadId,
+      threads: s.threads.some((t) => t.id === threadId)
+        ? s.threads
+        : [{ id: threadId, title: text, updated_at: new Date().toISOString() }, ...s.threads],
+    }))
     try {
       const { requestId } = await call('ask', {
         question: text,
         scope,
-        ...(threadId ? { threadId } : {}),
+        threadId,
         ...(opts.searchOnly ? { searchOnly: true } : {}),
       })
       set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, requestId } : t)) }))
@@ -178,7 +216,9 @@ export const useChat = create<ChatState>()((set, get) => ({
   stop: async () => {
     const turn = activeTurn(get().turns)
     if (!turn) return
-    set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, status: 'stopped' } : t)) }))
+    set((s) => ({
+      turns: s.turns.map((t) => (t.id === turn.id ? { ...t, status: 'stopped', stoppedAt: Date.now() } : t)),
+    }))
     if (turn.requestId) {
       try {
         await call('ask.cancel', { requestId: turn.requestId })
@@ -186,6 +226,7 @@ export const useChat = create<ChatState>()((set, get) => ({
         // Already finished or gone: the turn is stopped either way.
       }
     }
+    void get().refreshThreads()
   },
 
   receive: (requestId, ev) => {
@@ -202,9 +243,13 @@ export const useChat = create<ChatState>()((set, get) => ({
     if (isDone(ev)) {
       const error = ev.error ?? 'The answer ended without a result. Try again.'
       set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, status: 'error', error } : t)) }))
+      void get().refreshThreads()
       return
     }
+    const first = turn.stages.length === 0 && turn.passages.length === 0 && !turn.progress
     set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? applyEvent(t, ev) : t)) }))
+    // By its first event the engine has stored the thread: list it with its stored title and time.
+    if (first && ev.type !== 'final') void get().refreshThreads()
     if (ev.type === 'final') {
       if (ev.result.thread_id && get().threadId !== ev.result.thread_id) set({ threadId: ev.result.thread_id })
       void get().refreshThreads()
@@ -253,6 +298,11 @@ export function turnsFromThread(thread: Thread, scope: Scope): Turn[] {
         stages: [],
         draft: '',
         draftAttempt: 1,
+        passages: [],
+        progress: null,
+        sentAt: Date.parse(m.created_at) || 0,
+        progressAt: null,
+        stoppedAt: null,
         result: null,
         error: null,
       })

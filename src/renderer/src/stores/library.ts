@@ -3,6 +3,7 @@ import type { CollectionInfo, EventPayload, FileIssue, ImportProgress, ImportRep
 import { call, errorMessage } from '../docent'
 import { useNav } from './nav'
 import { plural } from '../lib/format'
+import { trackImport, type ImportEtaState } from '../lib/import-eta'
 
 /** Collections, running import jobs with their progress, and the files that failed and why. */
 
@@ -15,6 +16,10 @@ export interface ImportJob {
   /** Known from the start for re-syncs, from the first progress event for imports. */
   collection: string | null
   progress: ImportProgress | null
+  /** When the last progress event arrived (Date.now()), so the estimate counts down between events. */
+  progressAt: number | null
+  /** The checkpoints the time-left estimate is measured on (lib/import-eta.ts). */
+  eta: ImportEtaState | null
   startedAt: number
   finished: boolean
   cancelling: boolean
@@ -81,6 +86,8 @@ export const useLibrary = create<LibraryState>()((set, get) => ({
             kind: 'import',
             collection: s.jobs[jobId]?.collection ?? null,
             progress: s.jobs[jobId]?.progress ?? null,
+            progressAt: s.jobs[jobId]?.progressAt ?? null,
+            eta: s.jobs[jobId]?.eta ?? null,
             startedAt: Date.now(),
             finished: s.jobs[jobId]?.finished ?? false,
             cancelling: false,
@@ -109,6 +116,8 @@ export const useLibrary = create<LibraryState>()((set, get) => ({
             kind: 'resync',
             collection,
             progress: s.jobs[jobId]?.progress ?? null,
+            progressAt: s.jobs[jobId]?.progressAt ?? null,
+            eta: s.jobs[jobId]?.eta ?? null,
             startedAt: Date.now(),
             finished: s.jobs[jobId]?.finished ?? false,
             cancelling: false,
@@ -171,14 +180,17 @@ export const useLibrary = create<LibraryState>()((set, get) => ({
   onProgress: (p) =>
     set((s) => {
       const prev = s.jobs[p.jobId]
+      const now = Date.now()
       const job: ImportJob = prev
-        ? { ...prev, collection: p.collection || prev.collection, progress: p }
+        ? { ...prev, collection: p.collection || prev.collection, progress: p, progressAt: now, eta: trackImport(prev.eta, p) }
         : {
             jobId: p.jobId,
             folder: p.collection,
             kind: 'import',
             collection: p.collection,
             progress: p,
+            progressAt: now,
+            eta: trackImport(null, p),
             startedAt: Date.now() - p.elapsedMs,
             finished: false,
             cancelling: false,
@@ -198,6 +210,8 @@ export const useLibrary = create<LibraryState>()((set, get) => ({
         kind: prev?.kind ?? 'import',
         collection,
         progress: prev?.progress ?? null,
+        progressAt: prev?.progressAt ?? null,
+        eta: null,
         startedAt: prev?.startedAt ?? Date.now(),
         finished: true,
         cancelling: false,
@@ -248,13 +262,4 @@ export function jobForCollection(jobs: Record<string, ImportJob>, collection: st
 export function importRate(p: ImportProgress | null): number | null {
   if (!p || p.elapsedMs < 500 || p.filesDone === 0) return null
   return p.filesDone / (p.elapsedMs / 1000)
-}
-
-/** Remaining time: the engine's estimate, else files left at the observed rate. */
-export function importEtaMs(p: ImportProgress | null): number | null {
-  if (!p) return null
-  if (p.etaMs != null) return p.etaMs
-  const rate = importRate(p)
-  if (!rate || p.filesTotal <= p.filesDone) return null
-  return ((p.filesTotal - p.filesDone) / rate) * 1000
 }

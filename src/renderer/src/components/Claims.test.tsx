@@ -1,0 +1,171 @@
+// @vitest-environment jsdom
+import { act, cleanup, screen, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { AskResult } from '../../../shared/answer'
+import { askResult, COLLECTIONS } from '../test/fakeDocent'
+import { renderApp, resetApp } from '../test/setup'
+
+afterEach(() => {
+  cleanup()
+  resetApp()
+})
+
+const cite = (n: number, path: string, version: string) => ({
+  n,
+  chunk_id: `c-${n}`,
+  path,
+  heading: 'Tuning > Pressure advance',
+  version,
+  page: null,
+  kind: 'Guide',
+  collection: 'printer',
+})
+
+async function answerWith(result: Partial<AskResult>) {
+  const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
+  const box = screen.getByRole('textbox', { name: 'Ask a question about your documents' })
+  await userEvent.click(box)
+  await userEvent.keyboard('How do I tune pressure advance on a direct drive extruder?{Enter}')
+  act(() => docent.emit('ask.event', { requestId: 'req-1', event: { type: 'final', result: askResult(result) } }))
+  return docent
+}
+
+const removed = [
+  {
+    text: 'Use a factor of .020 for direct drive extruders.',
+    cited: [2],
+    code: 'misattached' as const,
+    reason: 'the cited passage gives .020 for long bowden extruders, not for direct drive',
+  },
+]
+
+describe('a verified answer, sentence by sentence', () => {
+  it('gives every sentence its own marker: its chips, its release, and whether Docent copied it from the source', async () => {
+    await answerWith({
+      answer:
+        'Print the **tuning tower** [1]. Measure the height of the best corner [1].\n\n1. Set `PRESSURE_ADVANCE` to the computed value.\n\nIn v2 the default factor is .005 for direct drive [2].',
+      citations: [cite(1, 'docs/v1/tuning.md', 'v1'), cite(2, 'docs/v2/tuning.md', 'v2')],
+      sentences: [
+        { text: 'Print the tuning tower.', citations: [1], version: 'v1' },
+        { text: 'Measure the height of the best corner.', citations: [1], version: 'v1' },
+        { text: 'Set PRESSURE_ADVANCE to the computed value.', citations: [1], version: 'v1', added: 'procedure' },
+        { text: 'In v2 the default factor is .005 for direct drive.', citations: [2], version: 'v2' },
+      ],
+    })
+    const answer = await screen.findByLabelText('Answer')
+    const claims = Array.from(answer.querySelectorAll('[data-claim]'))
+    expect([...new Set(claims.map((c) => c.getAttribute('data-claim')))]).toEqual(['0', '1', '2', '3'])
+    // The Markdown rendering is kept: emphasis, a numbered step, inline code.
+    expect(answer.querySelector('strong')?.textContent).toBe('tuning tower')
+    expect(answer.querySelector('ol li code')?.textContent).toBe('PRESSURE_ADVANCE')
+
+    // Each sentence is followed by its chips; the step the engine added had none in the text and gets its own.
+    const after = (i: number) => {
+      const spans = answer.querySelectorAll(`[data-claim="${i}"]`)
+      const out: string[] = []
+      let el = spans[spans.length - 1]!
+      while (el.parentElement && el.parentElement !== answer && !el.nextElementSibling) el = el.parentElement
+      for (let n = el.nextElementSibling; n && !n.hasAttribute('data-claim'); n = n.nextElementSibling)
+        out.push(n.textContent ?? '')
+      return out
+    }
+    expect(after(0)).toEqual(['1', 'v1'])
+    expect(after(2)).toEqual(['1', 'v1', 'copied from the source'])
+    expect(after(3)).toEqual(['2', 'v2'])
+    expect(answer.querySelectorAll('.claim-added').length).toBeGreaterThan(0)
+    expect(within(answer).getAllByRole('button', { name: /^Source 1: docs\/v1\/tuning.md/ })).toHaveLength(3)
+    // Labels are not answer text: ".005" is checked, the release "v2" never is.
+    expect(answer.querySelectorAll('mark.unverified-claim')).toHaveLength(0)
+  })
+
+  it('shows a removed sentence under the answer, struck through with its reason, never as part of the answer', async () => {
+    await answerWith({
+      answer: 'Print the tuning tower and measure the best corner [1].',
+      citations: [cite(1, 'docs/tuning.md', 'v1')],
+      sentences: [{ text: 'Print the tuning tower and measure the best corner.', citations: [1] }],
+      removed,
+      // The engine says it in words too, for clients without the list (the CLI, MCP): said once here.
+      warnings: ['1 sentence was removed: the cited passages do not say it.'],
+    })
+    const answer = await screen.findByLabelText('Answer')
+    expect(answer.textContent).not.toContain('.020')
+    expect(screen.getAllByText(/1 sentence was removed/)).toHaveLength(1)
+    const note = screen.getByRole('note', { name: 'Removed sentences' })
+    expect(note.tagName).toBe('DETAILS')
+    expect((note as HTMLDetailsElement).open).toBe(false)
+    expect(within(note).getByText('1 sentence was removed: the cited passages do not say it')).toBeTruthy()
+    await userEvent.click(within(note).getByText('1 sentence was removed: the cited passages do not say it'))
+    expect((note as HTMLDetailsElement).open).toBe(true)
+    const struck = within(note).getByText('Use a factor of .020 for direct drive extruders.')
+    expect(struck.tagName).toBe('DEL')
+    expect(within(note).getByText('the cited passage gives .020 for long bowden extruders, not for direct drive')).toBeTruthy()
+    expect(note.textContent).toContain('(removed, not verified)')
+    // Nothing verified-looking about it: no chip, no claim marker, no check mark.
+    expect(note.querySelector('.cite-chip, [data-claim], svg path[d="M5 12l5 5 9-10"]')).toBeNull()
+  })
+
+  it('says how many were removed when there are several, and lists what the documents did not answer', async () => {
+    await answerWith({
+      answer: 'Print the tuning tower [1].',
+      citations: [cite(1, 'docs/tuning.md', 'v1')],
+      sentences: [{ text: 'Print the tuning tower.', citations: [1] }],
+      removed: [
+        ...removed,
+        {
+          ...removed[0]!,
+          text: 'It takes ten minutes.',
+          code: 'unsupported_number',
+          reason: 'no cited passage says "ten minutes"',
+        },
+      ],
+      unanswered_parts: ['how long the calibration takes'],
+    })
+    await screen.findByLabelText('Answer')
+    expect(screen.getByText('2 sentences were removed: the cited passages do not say them')).toBeTruthy()
+    const parts = screen.getByRole('note', { name: 'Not answered' })
+    expect(within(parts).getByText('Not answered by the documents:')).toBeTruthy()
+    expect(within(parts).getByText('how long the calibration takes')).toBeTruthy()
+  })
+
+  it('an abstention shows its explanation above the closest sections, and the sentences it removed', async () => {
+    await answerWith({
+      abstained: true,
+      reason: 'not_in_context',
+      explanation: 'The 2024-11-05 docs never mention audio; it first appears in 2025-03-26.',
+      removed,
+      closest: [
+        {
+          chunk_id: 'c-content',
+          collection: 'mcp-docs',
+          path: 'specification/2024-11-05/server/tools.mdx',
+          heading: 'Tools > Content types',
+          version: '2024-11-05',
+          kind: 'Specification',
+          page: null,
+          snippet: 'Text content, image content, embedded resources.',
+          scores: { keyword_rank: 1, vector_rank: 2, bm25: 3, rrf: 0.03, cosine: 0.4, reranker: null },
+        },
+      ],
+    })
+    const note = await screen.findByRole('note', { name: 'No answer' })
+    const explanation = within(note).getByText('The 2024-11-05 docs never mention audio; it first appears in 2025-03-26.')
+    const closest = within(note).getByText(/The closest sections/)
+    expect(explanation.compareDocumentPosition(closest) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy()
+    // The explanation says more than the generic reason, which it replaces.
+    expect(within(note).queryByText('The closest sections were found, but none of them contains the answer.')).toBeNull()
+    expect(within(note).getByRole('note', { name: 'Removed sentences' })).toBeTruthy()
+    expect(screen.queryByLabelText('Answer')).toBeNull()
+  })
+
+  it('an answer stored before sentences existed renders as before', async () => {
+    await answerWith({
+      answer: 'Print the tuning tower [1].',
+      citations: [cite(1, 'docs/tuning.md', 'v1')],
+    })
+    const answer = await screen.findByLabelText('Answer')
+    expect(answer.querySelectorAll('[data-claim]')).toHaveLength(0)
+    expect(answer.querySelectorAll('.cite-chip')).toHaveLength(1)
+    expect(screen.queryByRole('note', { name: 'Removed sentences' })).toBeNull()
+  })
+})
