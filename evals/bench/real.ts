@@ -121,7 +121,9 @@ async function benchAnswers(data: string, models: string, n: number) {
   const questions = (await loadQuestions(goldenQuestions)).filter((q) => q.answerable).slice(0, n)
   const mem = peakMemory()
   const engine = await Engine.open({ dataDir: data, modelsDir: models })
+  const loadT0 = performance.now()
   const chat = (await engine.chatModel()).model
+  const loadMs = performance.now() - loadT0
   if (!chat) throw new Error(`no chat model in ${models}`)
   await engine.embedder()
   const prompts: GenerateArgs[] = []
@@ -130,40 +132,53 @@ async function benchAnswers(data: string, models: string, n: number) {
   for (const q of questions) {
     const t0 = performance.now()
     let first: number | null = null
+    let shown: number | null = null
     const result = await engine.ask(
       { question: q.question, scope: { collections: ['mcp'], version: q.version ?? 'all' } },
       {
         chat: model,
         useCache: false,
         rerank: false,
-        onEvent: (e: AskEvent) => void (e.type === 'token' && (first ??= performance.now())),
+        onEvent: (e: AskEvent) => {
+          if (e.type === 'token') first ??= performance.now()
+          if (e.type === 'passages') shown ??= performance.now()
+        },
       },
     )
     const total = performance.now() - t0
     const trace = (await engine.trace(result.trace_id))?.data
     const attempts = trace?.attempts ?? []
-    const genMs = attempts.reduce((s, a) => s + a.ms, 0)
     per.push({
       id: q.id,
       outcome: result.abstained ? `abstained (${result.reason})` : 'answered',
+      passages_shown_ms: shown === null ? null : r1(shown - t0),
       first_token_ms: first === null ? null : r1(first - t0),
       total_ms: r1(total),
       llm_calls: attempts.length,
-      tokens_in: attempts.reduce((s, a) => s + a.tokens_in, 0),
+      prompt_tokens: attempts[0]?.prompt_tokens ?? null,
+      tokens_in: attempts[0]?.tokens_in ?? null,
       tokens_out: attempts.reduce((s, a) => s + a.tokens_out, 0),
-      llm_ms: r1(genMs),
+      llm_ms: r1(attempts.reduce((s, a) => s + a.ms, 0)),
+      attempt_first_token_ms: attempts[0]?.first_token_ms ?? null,
     })
   }
   const peak = mem.stop()
   const id = chat.id
   await engine.close()
+  const raw = await rawLlama(models, prompts)
+  return { model: id, load_ms: r1(loadMs), per_question: per, ...raw, peak_rss_mb_all_models: peak }
+}
 
-  // node-llama-cpp on its own: the same prompts, evaluated then continued greedily, no grammar.
+/**
+ * node-llama-cpp on its own, nothing of Docent around it: the same prompts, each evaluated from an
+ * empty sequence, then continued greedily without a grammar; and the first prompt with 1 thread and
+ * with every math core, for the thread default.
+ */
+async function rawLlama(models: string, prompts: GenerateArgs[]) {
   const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error })
   const lm = await llama.loadModel({ modelPath: activeModelPath(models, 'llm')! })
-  const ctx = await lm.createContext({ contextSize: { max: 8192 }, threads: { ideal: llama.cpuMathCores, min: 1 } })
-  const raw: { prompt_tokens: number; prompt_tok_s: number; gen_tok_s: number }[] = []
-  for (const pr of prompts.slice(0, 5)) {
+  const run = async (threads: number, pr: GenerateArgs) => {
+    const ctx = await lm.createContext({ contextSize: { max: 8192 }, threads: { ideal: threads, min: 1 } })
     const seq = ctx.getSequence()
     const tokens = lm.tokenize(`${pr.system}\n\n${pr.user}`)
     let t0 = performance.now()
@@ -173,16 +188,17 @@ async function benchAnswers(data: string, models: string, n: number) {
     let generated = 0
     for await (const _ of seq.evaluate(tokens.slice(-1), { temperature: 0 })) if (++generated >= 64) break
     const genMs = performance.now() - t0
-    raw.push({
-      prompt_tokens: tokens.length,
-      prompt_tok_s: r1(tokens.length / (promptMs / 1000)),
-      gen_tok_s: r1(generated / (genMs / 1000)),
-    })
     await seq.dispose()
+    await ctx.dispose()
+    return { threads, prompt_tokens: tokens.length, prompt_tok_s: r1(tokens.length / (promptMs / 1000)), gen_tok_s: r1(generated / (genMs / 1000)) }
   }
-  await ctx.dispose()
+  const cores = llama.cpuMathCores
+  const out: Awaited<ReturnType<typeof run>>[] = []
+  for (const pr of prompts.slice(0, 5)) out.push(await run(cores, pr))
+  const threads: Awaited<ReturnType<typeof run>>[] = []
+  if (prompts[0]) for (const t of [...new Set([1, 2, cores])].filter((t) => t <= Math.max(cores, 2))) threads.push(await run(t, prompts[0]))
   await lm.dispose()
-  return { model: id, per_question: per, raw_node_llama_cpp: raw, peak_rss_mb_all_models: peak }
+  return { raw_node_llama_cpp: out, threads_compared: threads, math_cores: cores }
 }
 
 export async function benchReal(opts: { models: string; questions: number; answers: number }): Promise<Record<string, unknown>> {
@@ -222,15 +238,41 @@ export async function benchReal(opts: { models: string; questions: number; answe
   let answers: Awaited<ReturnType<typeof benchAnswers>> | null = null
   if (opts.answers > 0 && activeModelPath(opts.models, 'llm')) {
     answers = await benchAnswers(imp.data, opts.models, opts.answers)
+    const rate = median(answers.raw_node_llama_cpp.map((r) => r.prompt_tok_s))
     printTable(
-      `Answers with ${answers.model} (no reranker; first token = first streamed draft text)`,
-      ['question', 'outcome', 'first token ms', 'total ms', 'LLM calls', 'tokens in', 'tokens out', 'LLM ms'],
-      answers.per_question.map((r) => Object.values(r) as (string | number)[]),
+      `Answers with ${answers.model} (no reranker; loaded in ${answers.load_ms} ms; limit = tokens read / node-llama-cpp's own prefill rate, ${rate} tok/s)`,
+      ['question', 'outcome', 'passages shown ms', 'first token ms', 'limit ms', 'first token / limit', 'total ms', 'LLM calls', 'prompt tok', 'tok read', 'tok out'],
+      answers.per_question.map((r) => {
+        const limit = typeof r.tokens_in === 'number' ? (1000 * (r.tokens_in as number)) / rate : null
+        const ttft = r.attempt_first_token_ms as number | null
+        return [
+          r.id as string,
+          r.outcome as string,
+          (r.passages_shown_ms as number | null) ?? '',
+          (r.first_token_ms as number | null) ?? '',
+          limit === null ? '' : r1(limit),
+          limit && ttft ? r1((10 * ttft) / limit) / 10 : '',
+          r.total_ms as number,
+          r.llm_calls as number,
+          (r.prompt_tokens as number | null) ?? '',
+          (r.tokens_in as number | null) ?? '',
+          r.tokens_out as number,
+        ]
+      }),
+    )
+    const answered = answers.per_question.filter((r) => (r.llm_calls as number) > 0)
+    process.stdout.write(
+      `Median time to a verified answer (questions the model was asked): ${r1(median(answered.map((r) => r.total_ms as number)))} ms; median prompt ${median(answered.map((r) => (r.prompt_tokens as number) ?? 0))} tokens\n`,
     )
     printTable(
       'node-llama-cpp alone on the same prompts (prompt evaluated, then 64 greedy tokens)',
       ['prompt tokens', 'prompt tokens/s', 'generation tokens/s'],
       answers.raw_node_llama_cpp.map((r) => [r.prompt_tokens, r.prompt_tok_s, r.gen_tok_s]),
+    )
+    printTable(
+      `Threads on the first prompt (${answers.math_cores} math cores)`,
+      ['threads', 'prompt tokens/s', 'generation tokens/s'],
+      answers.threads_compared.map((r) => [r.threads, r.prompt_tok_s, r.gen_tok_s]),
     )
     process.stdout.write(`Peak RSS with the embedder and the chat model loaded: ${answers.peak_rss_mb_all_models} MB\n`)
   }

@@ -8,7 +8,7 @@ import { mcpCorpus, repoRoot } from '../../src/test-support/paths'
 import { startHarness } from '../../e2e/harness/index'
 
 /**
- * docs/screenshots/answer.png and trace.png from the real pipeline: the built renderer in Chromium
+ * docs/screenshots/answer.png, answer-reading.png (while the model reads) and trace.png from the real pipeline: the built renderer in Chromium
  * over the real engine with the real embedder and chat model (`npm run models:dev`), the MCP docs
  * imported, one question asked through the chat box. Nothing is injected: the picture is whatever
  * the pipeline produced and verified, and answer.json beside it records the question, the answer,
@@ -64,7 +64,19 @@ async function main(): Promise<void> {
     const box = page.getByRole('textbox', { name: 'Ask a question about your documents' })
     await box.fill(values.question!)
     await box.press('Enter')
-    say('asked; waiting for the verified answer (the chat model answers on the CPU)')
+    say('asked; waiting for the model to read the passages')
+    // While the model reads: the passages on screen and how far it has read (answer-reading.png).
+    const reading = await Promise.race([
+      h.waitForEvent('ask.event', (e) => e.event.type === 'progress' && e.event.phase === 'reading' && e.event.read > 0, 900_000),
+      h.waitForEvent('ask.event', (e) => e.event.type === 'final', 900_000),
+    ])
+    if (reading.event.type === 'progress') {
+      await page.getByRole('group', { name: 'Model progress' }).waitFor({ timeout: 30_000 })
+      await page.locator('.passage-previews .preview').first().waitFor({ timeout: 30_000 })
+      await h.screenshot('answer-reading')
+      say('answer-reading.png written (the model reading its passages)')
+    } else say('the answer came before any reading progress: no answer-reading.png')
+    say('waiting for the verified answer (the chat model answers on the CPU)')
     const final = await h.waitForEvent('ask.event', (e) => e.event.type === 'final', 900_000)
     if (final.event.type !== 'final') throw new Error('unreachable')
     const result = final.event.result

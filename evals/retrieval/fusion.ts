@@ -1,0 +1,237 @@
+/**
+ * Fusion candidates for hybrid search, measured on the golden sets with the real embedder
+ * (issue "Hybrid search that earns its cost", ADR 0011). For every answerable question the keyword
+ * and vector lists are collected once, exactly as the engine's search builds them (same scope,
+ * same search text, same depth, the change-log boost), then fused by each candidate in memory.
+ * Parameters are fitted on the `fit` half of every set (gate-calibration.ts halfOf) and reported
+ * on the `held_out` half, beside keyword and vector alone.
+ *
+ *   npx tsx evals/retrieval/fusion.ts --models <dir> \
+ *     --set mcp-docs=<data dir>:<collection>:evals/datasets/mcp-docs/questions.jsonl [--set ...] [--json out.json]
+ */
+import { writeFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { Engine } from '../../src/engine/engine'
+import { halfOf } from '../../src/engine/answer/gate-calibration'
+import { isHit, loadQuestions } from '../../src/engine/eval/questions'
+import { extractExactTerms } from '../../src/engine/retrieve/exact-terms'
+import { changeLogRanking, fuseRanks, isChangeLog, type Ranked } from '../../src/engine/retrieve/fuse'
+import { retrieveKeyword } from '../../src/engine/retrieve/keyword'
+import { searchText } from '../../src/engine/retrieve/scope'
+import { CHANGE_LOG_DEPTH, DEFAULT_CANDIDATES, resolveSearchScope } from '../../src/engine/retrieve/search'
+import { retrieveVector } from '../../src/engine/retrieve/vector'
+
+interface Candidate {
+  id: string
+  bm25: number | null
+  cosine: number | null
+}
+
+interface Collected {
+  set: string
+  id: string
+  half: 'fit' | 'held_out'
+  exact: boolean
+  changeLogFirst: boolean
+  keyword: Candidate[]
+  vector: Candidate[]
+  changeLog: Set<string>
+  hit: Set<string>
+}
+
+/** A fusion: the lists in, an order of chunk ids out (at most `DEFAULT_CANDIDATES`, change-log boost applied by the caller). */
+type Fusion = (q: Collected, keyword: Candidate[], vector: Candidate[]) => string[]
+
+const ranked = (xs: Candidate[]): Ranked[] => xs.map((x, i) => ({ chunk_id: x.id, rank: i + 1 }))
+
+function weightedRrf(wk: (q: Collected) => number, wv: (q: Collected) => number, k = 60): Fusion {
+  return (q, kw, vec) => {
+    const score = new Map<string, number>()
+    kw.forEach((x, i) => score.set(x.id, (score.get(x.id) ?? 0) + wk(q) / (k + i + 1)))
+    vec.forEach((x, i) => score.set(x.id, (score.get(x.id) ?? 0) + wv(q) / (k + i + 1)))
+    return [...score].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id)
+  }
+}
+
+/** Min-max normalised scores, mixed: alpha of keyword, the rest vector; a list that misses a chunk gives it 0. */
+function convex(alpha: (q: Collected) => number): Fusion {
+  return (q, kw, vec) => {
+    const norm = (xs: Candidate[], f: (c: Candidate) => number) => {
+      const v = xs.map(f)
+      const lo = Math.min(...v)
+      const hi = Math.max(...v)
+      return new Map(xs.map((x, i) => [x.id, hi > lo ? (v[i]! - lo) / (hi - lo) : 1]))
+    }
+    const a = alpha(q)
+    const nk = norm(kw, (c) => c.bm25 ?? 0)
+    const nv = norm(vec, (c) => c.cosine ?? 0)
+    const ids = new Set([...nk.keys(), ...nv.keys()])
+    return [...ids]
+      .map((id) => [id, a * (nk.get(id) ?? 0) + (1 - a) * (nv.get(id) ?? 0)] as const)
+      .sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))
+      .map(([id]) => id)
+  }
+}
+
+/** The vector list kept only down to `delta` below its best cosine, then equal RRF. */
+function vectorCutoff(delta: number): Fusion {
+  return (q, kw, vec) => {
+    const best = vec[0]?.cosine ?? 0
+    return weightedRrf(
+      () => 1,
+      () => 1,
+    )(
+      q,
+      kw,
+      vec.filter((v) => (v.cosine ?? 0) >= best - delta),
+    )
+  }
+}
+
+const CANDIDATES: Record<string, (p: number) => Fusion> = {
+  // p: the keyword weight when the question holds an exact token (error code, method name); 1 otherwise.
+  'weighted RRF (exact tokens lean to keyword)': (p) => weightedRrf((q) => (q.exact ? p : 1), () => 1),
+  // p: keyword's share in a convex mix of normalised scores.
+  'convex mix of normalised scores': (p) => convex(() => p),
+  // p: the keyword share for plain questions; exact-token questions get 0.5 more of it (capped at 1).
+  'convex mix, exact tokens lean to keyword': (p) => convex((q) => Math.min(1, q.exact ? p + 0.5 : p)),
+  // p: how far below the best cosine the vector list is kept.
+  'vector list cut off below its best cosine': (p) => vectorCutoff(p),
+}
+const GRID: Record<string, number[]> = {
+  'weighted RRF (exact tokens lean to keyword)': [1, 1.5, 2, 3, 4, 6],
+  'convex mix of normalised scores': [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+  'convex mix, exact tokens lean to keyword': [0.2, 0.3, 0.4, 0.5],
+  'vector list cut off below its best cosine': [0.02, 0.05, 0.08, 0.12, 0.2],
+}
+
+function order(q: Collected, f: Fusion): string[] {
+  const kw = q.keyword.slice(0, DEFAULT_CANDIDATES)
+  const vec = q.vector.slice(0, DEFAULT_CANDIDATES)
+  let fused = f(q, kw, vec)
+  if (q.changeLogFirst) {
+    const deep = fuseRanks({ keyword: ranked(q.keyword), vector: ranked(q.vector) })
+    const boost = changeLogRanking(deep, q.changeLog)
+    if (boost.length) {
+      // As the engine does: the change-log ranking joins the fusion as one more list.
+      const base = fused.map((id, i) => ({ chunk_id: id, rank: i + 1 }))
+      fused = fuseRanks({ fused: base, change_log: boost }).map((x) => x.chunk_id)
+    }
+  }
+  return fused
+}
+
+interface Score {
+  recall10: number
+  mrr: number
+  n: number
+}
+
+function score(qs: Collected[], f: Fusion): Score {
+  let hits = 0
+  let rr = 0
+  for (const q of qs) {
+    const top = order(q, f).slice(0, 10)
+    const at = top.findIndex((id) => q.hit.has(id))
+    if (at >= 0) {
+      hits++
+      rr += 1 / (at + 1)
+    }
+  }
+  return { recall10: qs.length ? hits / qs.length : 0, mrr: qs.length ? rr / qs.length : 0, n: qs.length }
+}
+
+const KEYWORD: Fusion = (_q, kw) => kw.map((x) => x.id)
+const VECTOR: Fusion = (_q, _kw, vec) => vec.map((x) => x.id)
+const RRF: Fusion = (q, kw, vec) => fuseRanks({ keyword: ranked(kw), vector: ranked(vec) }).map((x) => x.chunk_id)
+
+async function collect(spec: string, models: string): Promise<Collected[]> {
+  const [name, rest] = spec.split('=') as [string, string]
+  const [data, collection, file] = rest.split(':') as [string, string, string]
+  const engine = await Engine.open({ dataDir: data, modelsDir: models, readOnly: true })
+  const out: Collected[] = []
+  try {
+    const embedder = (await engine.embedder()).model
+    if (!embedder) throw new Error(`no embedding model in ${models}`)
+    for (const q of await loadQuestions(file)) {
+      if (!q.answerable) continue
+      const scope = await resolveSearchScope(engine.db, { collections: [collection], version: q.version ?? 'auto' }, q.question)
+      const text = searchText(q.question, scope)
+      const depth = scope.changeLogFirst ? DEFAULT_CANDIDATES * CHANGE_LOG_DEPTH : DEFAULT_CANDIDATES
+      const kw = await retrieveKeyword(engine.db, text, scope, depth)
+      const vec = await retrieveVector(engine.db, await embedder.embedQuery(text), embedder.id, scope, depth)
+      const ids = [...new Set([...kw.map((k) => k.chunk_id), ...vec.map((v) => v.chunk_id)])]
+      const { rows } = await engine.db.query<{
+        id: string
+        path: string
+        heading: string
+        kind: string | null
+        page_start: number | null
+        page_end: number | null
+      }>('SELECT id, path, heading, kind, page_start, page_end FROM chunks WHERE id = ANY($1::text[])', [ids])
+      out.push({
+        set: name,
+        id: q.id,
+        half: halfOf(name, q.id),
+        exact: extractExactTerms(text).length > 0,
+        changeLogFirst: scope.changeLogFirst,
+        keyword: kw.map((k) => ({ id: k.chunk_id, bm25: k.bm25, cosine: null })),
+        vector: vec.map((v) => ({ id: v.chunk_id, bm25: null, cosine: v.cosine })),
+        changeLog: new Set(rows.filter((r) => isChangeLog(r)).map((r) => r.id)),
+        hit: new Set(
+          rows
+            .filter((r) => q.gold.some((g) => isHit({ path: r.path, heading: r.heading, page: r.page_start, page_end: r.page_end }, g)))
+            .map((r) => r.id),
+        ),
+      })
+    }
+  } finally {
+    await engine.close()
+  }
+  return out
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { models: { type: 'string' }, set: { type: 'string', multiple: true }, json: { type: 'string' } } })
+  const all: Collected[] = []
+  for (const spec of values.set ?? []) all.push(...(await collect(spec, values.models!)))
+  const sets = [...new Set(all.map((q) => q.set))]
+  const part = (set: string, half: 'fit' | 'held_out') => all.filter((q) => q.set === set && q.half === half)
+  // Fit: the parameter that maximises the mean over sets of (recall@10 + MRR) on the fit halves.
+  const fitted: Record<string, number> = {}
+  for (const [name, make] of Object.entries(CANDIDATES)) {
+    let best = { p: GRID[name]![0]!, v: -1 }
+    for (const p of GRID[name]!) {
+      const v = sets.reduce((s, set) => {
+        const r = score(part(set, 'fit'), make(p))
+        return s + r.recall10 + r.mrr
+      }, 0)
+      if (v > best.v + 1e-9) best = { p, v }
+    }
+    fitted[name] = best.p
+  }
+  const methods: [string, Fusion][] = [
+    ['keyword', KEYWORD],
+    ['vector', VECTOR],
+    ['RRF, equal weights (before)', RRF],
+    ...Object.entries(CANDIDATES).map(([name, make]) => [`${name} (p=${fitted[name]})`, make(fitted[name]!)] as [string, Fusion]),
+  ]
+  const report: Record<string, unknown>[] = []
+  const f3 = (x: number) => x.toFixed(3)
+  for (const set of sets)
+    for (const half of ['fit', 'held_out'] as const) {
+      const qs = part(set, half)
+      const kw = score(qs, KEYWORD)
+      const vec = score(qs, VECTOR)
+      const floor = { recall10: Math.max(kw.recall10, vec.recall10) - 0.01, mrr: Math.max(kw.mrr, vec.mrr) - 0.01 }
+      for (const [name, f] of methods) {
+        const r = score(qs, f)
+        const ok = r.recall10 >= floor.recall10 - 1e-9 && r.mrr >= floor.mrr - 1e-9
+        report.push({ set, half, method: name, n: r.n, recall_at_10: +f3(r.recall10), mrr: +f3(r.mrr), not_below_better_half: ok })
+        process.stdout.write(`${set.padEnd(18)} ${half.padEnd(8)} n=${String(r.n).padStart(3)} ${name.padEnd(58)} R@10 ${f3(r.recall10)} MRR ${f3(r.mrr)}${ok ? '' : '  (below the better half)'}\n`)
+      }
+    }
+  if (values.json) await writeFile(values.json, JSON.stringify({ fitted, report }, null, 2) + '\n')
+}
+
+await main()
