@@ -205,6 +205,8 @@ export async function fetchHostileCorpus(dir: string, log: (m: string) => void =
   await rm(corpus, { recursive: true, force: true })
   await rm(stamp, { force: true })
   await rm(manifestOf(corpus), { force: true })
+  // A clean checkout has no such folder yet (CI's first run failed here on mkdtemp).
+  await mkdir(dir, { recursive: true })
   const work = await mkdtemp(path.join(dir, 'work-'))
   const manifest: Manifest = { sources: [] }
   try {
