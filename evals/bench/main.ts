@@ -10,6 +10,7 @@ import { printMachine, writeReport } from './machine'
  * responsiveness (default: all), and real (the real models from `npm run models:dev`; not in the
  * default set: --models DIR, default $DOCENT_REAL_MODELS or .models; --questions N, --answers N), and mcp
  * (start-up time and idle memory of `docent mcp`, after `npm run build`; not in the default set: --runs N),
+ * and open (where a new and an existing library spend their first seconds, fresh processes; --runs N),
  * and server (a PostgreSQL server beside PGlite: parallel importers, concurrent searchers, HNSW and
  * sizes; not in the default set: --database URL or $DOCENT_BENCH_DATABASE_URL, else it starts one
  * from .pg; --chunks N, default 10000; --import-chunks N an importer, default 5000, 0 to skip the import table; --importers 1,2,4;
@@ -79,6 +80,11 @@ async function main(): Promise<void> {
         })
         break
       }
+      case 'open': {
+        const { benchOpen } = await import('./open')
+        result = await benchOpen({ runs: Number(opt('runs', '5')) })
+        break
+      }
       case 'mcp': {
         const { benchMcp } = await import('./mcp')
         result = await benchMcp({ runs: Number(opt('runs', '5')) })
@@ -95,7 +101,7 @@ async function main(): Promise<void> {
         break
       }
       default:
-        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real, mcp, server, wal`)
+        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real, open, mcp, server, wal`)
     }
     const file = await writeReport(suite === 'query' ? opt('report', 'query') : suite, result)
     process.stdout.write(`(written to ${file})\n\n`)
