@@ -43,7 +43,8 @@ export async function cmdAccess(argv: string[]): Promise<void> {
   }
   const database = values.database ?? (process.env['DOCENT_DATABASE_URL'] || undefined)
   if (!database || values.data) throw new AccessError(NOT_A_SERVER)
-  if (!isDatabaseUrl(database)) throw new AccessError(`--database must be a postgres:// URL (got "${String(database).slice(0, 40)}")`)
+  if (!isDatabaseUrl(database))
+    throw new AccessError(`--database must be a postgres:// URL (got "${String(database).slice(0, 40)}")`)
   const engine = await Engine.open({ database, modelsDir: '/nonexistent/docent-access-needs-no-models' })
   try {
     const a = parsed.data
@@ -61,7 +62,9 @@ export async function cmdAccess(argv: string[]): Promise<void> {
     if (a.sub === 'revoke') {
       const r = await revokeRead(engine.db, a.role, a.collection)
       if (values.json) return out({ revoked: { role: a.role, collection: a.collection }, ...r })
-      const lines = [`${a.role} may no longer read "${a.collection}" (revoked ${r.read_role}); its next request reads without it.`]
+      const lines = [
+        `${a.role} may no longer read "${a.collection}" (revoked ${r.read_role}); its next request reads without it.`,
+      ]
       if (r.still_through.length)
         lines.push(`note: ${a.role} still reads it through ${r.still_through.join(', ')}, which hold ${r.read_role}.`)
       return void process.stdout.write(lines.join('\n') + '\n')

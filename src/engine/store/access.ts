@@ -6,7 +6,7 @@ import { sha256Hex } from './ids'
  * Who reads which collection of a team library (ADR 0011). PostgreSQL enforces it: migration 8
  * puts row-level security on every table of content or derived data, and its policies let a role
  * read a collection's rows when it is a member of that collection's read role
- * (`docent_read_<collection>`), recorded in docent_collection_access. This module only manages
+ * (`docent_<database>_read_<collection>`), recorded in docent_collection_access. This module only manages
  * those roles (`docent access grant|revoke|list`) and reads what the connected role may read, so
  * the engine's own caches never serve one role what another read. Embedded (PGlite) there are no
  * permissions: the library is one person's own.
@@ -36,15 +36,17 @@ export function quoteIdent(name: string): string {
 }
 
 /**
- * The read role of a collection: `docent_read_<collection>` with anything but a-z, 0-9 and _ made
- * `_`; when that changed the name or it would pass 63 bytes, 8 hex digits of its hash keep two
- * collections apart (`docs.v2` and `docs-v2`).
+ * The read role of a collection: `docent_<database>_read_<collection>`. Roles belong to the whole
+ * server, not to one database, so the library's database is in the name: two libraries on one
+ * server with a collection of the same name get two roles. Anything but a-z, 0-9 and _ becomes `_`;
+ * when that changed a name or it would pass 63 bytes, 8 hex digits of a hash keep two apart
+ * (`docs.v2` and `docs-v2`).
  */
-export function readRoleName(collection: string): string {
-  const plain = collection.replace(/[^a-z0-9_]/g, '_')
-  const name = `docent_read_${plain}`
-  if (plain === collection && name.length <= 63) return name
-  return `${name.slice(0, 54)}_${sha256Hex(collection).slice(0, 8)}`
+export function readRoleName(collection: string, database: string): string {
+  const clean = (s: string) => s.toLowerCase().replace(/[^a-z0-9_]/g, '_')
+  const name = `docent_${clean(database)}_read_${clean(collection)}`
+  if (clean(collection) === collection && clean(database) === database && name.length <= 63) return name
+  return `${name.slice(0, 54)}_${sha256Hex(`${database}\n${collection}`).slice(0, 8)}`
 }
 
 /**
@@ -141,7 +143,8 @@ export async function grantRead(
     let readRole = known[0]?.read_role
     let created = false
     if (!readRole) {
-      readRole = readRoleName(collection)
+      const { rows: here } = await tx.query<{ db: string }>('SELECT current_database() AS db')
+      readRole = readRoleName(collection, here[0]!.db)
       const { rows: exists } = await tx.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [readRole])
       if (exists.length === 0) {
         await tx.exec(`CREATE ROLE ${quoteIdent(readRole)} NOLOGIN`)
@@ -167,17 +170,23 @@ export async function grantRead(
 }
 
 /** Stops `role` reading `collection` (revokes the read role from it). Its next statement reads without it. */
-export async function revokeRead(db: Db, role: string, collection: string): Promise<{ read_role: string; still_through: string[] }> {
+export async function revokeRead(
+  db: Db,
+  role: string,
+  collection: string,
+): Promise<{ read_role: string; still_through: string[] }> {
   RoleName.parse(role)
   CollectionName.parse(collection)
   await requireServerAdmin(db)
   await requireCollection(db, collection)
   await requireRole(db, role)
-  const { rows } = await db.query<{ read_role: string }>('SELECT read_role FROM docent_collection_access WHERE collection_id = $1', [
-    collection,
-  ])
+  const { rows } = await db.query<{ read_role: string }>(
+    'SELECT read_role FROM docent_collection_access WHERE collection_id = $1',
+    [collection],
+  )
   const readRole = rows[0]?.read_role
-  if (!readRole) throw new AccessError(`nobody was granted "${collection}": it has no read role, so ${role} reads it only with full access`)
+  if (!readRole)
+    throw new AccessError(`nobody was granted "${collection}": it has no read role, so ${role} reads it only with full access`)
   const { rows: member } = await db.query<{ m: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM pg_auth_members am WHERE am.roleid = (SELECT oid FROM pg_roles WHERE rolname = $1)
                       AND am.member = (SELECT oid FROM pg_roles WHERE rolname = $2)) AS m`,
@@ -198,15 +207,19 @@ export async function revokeRead(db: Db, role: string, collection: string): Prom
 export async function listAccess(db: Db): Promise<AccessList> {
   await requireServerAdmin(db)
   const { rows: own } = await db.query<{ owner: string; members: string[] | null }>(
-    `SELECT pg_get_userbyid(c.relowner) AS owner,
-            (SELECT array_agg(m.rolname ORDER BY m.rolname) FROM pg_auth_members am JOIN pg_roles m ON m.oid = am.member
+    `SELECT pg_get_userbyid(c.relowner)::text AS owner,
+            (SELECT array_agg(m.rolname::text ORDER BY m.rolname) FROM pg_auth_members am JOIN pg_roles m ON m.oid = am.member
               WHERE am.roleid = c.relowner) AS members
        FROM pg_class c WHERE c.oid = 'docent_collection_access'::regclass`,
   )
   const { rows } = await db.query<{ id: string; read_role: string | null; readers: string[] | null }>(
+    // Roles with full access are listed apart (on PostgreSQL 16 the role that created a read role
+    // is recorded as its admin member, and it reads everything anyway).
     `SELECT c.id, a.read_role,
-            (SELECT array_agg(m.rolname ORDER BY m.rolname) FROM pg_roles r JOIN pg_auth_members am ON am.roleid = r.oid
-               JOIN pg_roles m ON m.oid = am.member WHERE r.rolname = a.read_role) AS readers
+            (SELECT array_agg(m.rolname::text ORDER BY m.rolname) FROM pg_roles r JOIN pg_auth_members am ON am.roleid = r.oid
+               JOIN pg_roles m ON m.oid = am.member
+              WHERE r.rolname = a.read_role
+                AND NOT pg_has_role(m.oid, (SELECT relowner FROM pg_class WHERE oid = 'docent_collection_access'::regclass), 'MEMBER')) AS readers
        FROM collections c LEFT JOIN docent_collection_access a ON a.collection_id = c.id ORDER BY c.id`,
   )
   return {

@@ -289,7 +289,7 @@ CREATE FUNCTION docent_readable_collections() RETURNS text[] LANGUAGE sql STABLE
     serverOnly: true,
     sql: `
 -- Which role grants reading which collection: docent access grant <role> <collection> creates the
--- read role (docent_read_<collection>), records it here and grants it to <role>. Kept without a
+-- read role (docent_<database>_read_<collection>), records it here and grants it to <role>. Kept without a
 -- foreign key: a collection removed and imported again under its name keeps its readers.
 CREATE TABLE docent_collection_access (
   collection_id text PRIMARY KEY,
