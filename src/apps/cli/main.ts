@@ -34,6 +34,7 @@ const USAGE = `Usage:
   docent collections [--data <dir> | --database <url>] [--json]
   docent watch [--collection <name>...] [--data <dir> | --database <url>] [--models <dir>]
   docent mcp [--data <dir> | --database <url>] [--models <dir>] [--allow-writes]
+  docent access grant <role> <collection> | revoke <role> <collection> | list  --database <url> [--json]
   docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--rerank] [--data <dir> | --database <url>] [--json <out.json>]
   docent eval answers --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
   docent eval compare --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
@@ -318,6 +319,9 @@ export async function main(argv: string[], io: CliIo = {}): Promise<number> {
         break
       case 'mcp':
         await (await import('./mcp')).cmdMcp(rest, io)
+        break
+      case 'access':
+        await (await import('./access')).cmdAccess(rest)
         break
       case 'eval':
         await cmdEval(rest)

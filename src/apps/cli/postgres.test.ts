@@ -52,7 +52,10 @@ describe.skipIf(pgSkipReason)('docent on a PostgreSQL server', () => {
     })
     expect((JSON.parse(search.stdout) as { results: { path: string }[] }).results.map((r) => r.path)).toEqual(['kestrel.md'])
 
-    const { password, url: reader } = await readOnlyRole(url, 'mcp')
+    const { password, url: reader, role } = await readOnlyRole(url, 'mcp')
+    // A reader sees the collections it was granted (row-level security, ADR 0011).
+    const granted = await run(process.execPath, [...CLI, 'access', 'grant', role, 'birds', '--database', url], { cwd: repoRoot })
+    expect(granted.stdout).toMatch(new RegExp(`^${role} may now read "birds"`))
 
     const transport = new StdioClientTransport({
       command: process.execPath,

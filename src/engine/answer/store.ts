@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../store/db'
 import { sha256Hex } from '../store/ids'
+import { accessKey, readableCollections } from '../store/access'
 import { AskResult, AskTrace, type AskOutcome, type StoredTrace, type Thread, type ThreadSummary } from '../../shared/answer'
 import type { PriorTurn } from './followup'
 
@@ -45,9 +46,10 @@ export class AnswerStore {
     data: AskTrace
   }): Promise<void> {
     if (this.opts.readOnly) return
+    // The collections it was answered from: on a server only roles that may read them all see it (migration 8).
     await this.db.query(
-      `INSERT INTO traces (id, thread_id, question, outcome, ms, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`,
-      [t.id, t.thread_id, t.question, t.outcome, t.ms, JSON.stringify(t.data)],
+      `INSERT INTO traces (id, thread_id, question, outcome, ms, data, collections) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::text[])`,
+      [t.id, t.thread_id, t.question, t.outcome, t.ms, JSON.stringify(t.data), t.data.scope?.collections ?? []],
     )
   }
 
@@ -61,7 +63,12 @@ export class AnswerStore {
       ms: number
       created_at: Date
       data: unknown
-    }>(`SELECT id, thread_id, question, outcome, ms, created_at, data FROM traces WHERE id = $1`, [id])
+    }>(
+      // Only a trace of collections the role may read them all (the policies say the same on a server).
+      `SELECT id, thread_id, question, outcome, ms, created_at, data FROM traces, (SELECT docent_readable_collections() AS r) a
+        WHERE id = $1 AND (a.r IS NULL OR collections <@ a.r)`,
+      [id],
+    )
     const r = rows[0]
     if (!r) return null
     const data = AskTrace.safeParse(r.data)
@@ -152,17 +159,28 @@ export class AnswerStore {
     return turns.slice(-limit)
   }
 
-  async appendTurn(threadId: string, turn: { question: string; standalone: string; result: AskResult }): Promise<void> {
+  /**
+   * Adds a question and its answer to a thread. `collections` are those the answer was read from:
+   * on a server a turn is seen only by its maker, while it may read them all (migration 8). The
+   * turn's number comes from the thread (next_seq), not from the turns this role can still see.
+   */
+  async appendTurn(
+    threadId: string,
+    turn: { question: string; standalone: string; result: AskResult; collections: string[] },
+  ): Promise<void> {
     if (this.opts.readOnly) return
-    const { rows } = await this.db.query<{ next: number }>(
-      `SELECT coalesce(max(seq), 0)::int + 1 AS next FROM messages WHERE thread_id = $1`,
+    const { rows } = await this.db.query<{ seq: number }>(
+      `UPDATE threads SET updated_at = now(),
+              next_seq = coalesce(next_seq, (SELECT coalesce(max(m.seq), 0)::int + 1 FROM messages m WHERE m.thread_id = $1)) + 2
+        WHERE id = $1 RETURNING next_seq - 2 AS seq`,
       [threadId],
     )
-    const seq = Number(rows[0]?.next ?? 1)
+    if (!rows[0]) throw new Error(`there is no conversation ${threadId} to add to`)
+    const seq = Number(rows[0].seq)
     await this.db.query(
-      `INSERT INTO messages (id, thread_id, seq, role, content, standalone, result, trace_id) VALUES
-         ($1, $3, $4, 'user', $5, $6, NULL, $8),
-         ($2, $3, $4 + 1, 'assistant', $7, NULL, $9::jsonb, $8)`,
+      `INSERT INTO messages (id, thread_id, seq, role, content, standalone, result, trace_id, collections) VALUES
+         ($1, $3, $4, 'user', $5, $6, NULL, $8, $10::text[]),
+         ($2, $3, $4 + 1, 'assistant', $7, NULL, $9::jsonb, $8, $10::text[])`,
       [
         randomUUID(),
         randomUUID(),
@@ -173,9 +191,9 @@ export class AnswerStore {
         turn.result.answer,
         turn.result.trace_id,
         JSON.stringify(turn.result),
+        turn.collections,
       ],
     )
-    await this.db.query(`UPDATE threads SET updated_at = now() WHERE id = $1`, [threadId])
   }
 
   /**
@@ -207,8 +225,19 @@ export class AnswerStore {
     return state
   }
 
-  static cacheKey(parts: { question: string; scope: object; pipeline: object }): string {
-    return sha256Hex(JSON.stringify([normaliseQuestion(parts.question), parts.scope, parts.pipeline]))
+  /**
+   * The key of a cached answer. `access` is what the connected role may read (accessKey): roles
+   * with other grants never share an entry, even for the same question and scope.
+   */
+  static cacheKey(parts: { question: string; scope: object; pipeline: object; access?: string }): string {
+    const key: unknown[] = [normaliseQuestion(parts.question), parts.scope, parts.pipeline]
+    if (parts.access !== undefined && parts.access !== '*') key.push(parts.access)
+    return sha256Hex(JSON.stringify(key))
+  }
+
+  /** What the connected role may read now, as a cache key part (store/access.ts). */
+  async access(): Promise<string> {
+    return accessKey(await readableCollections(this.db))
   }
 
   /** Drops cached answers made from an earlier state of any of these collections. */

@@ -34,7 +34,13 @@ export class ScopeError extends Error {
 }
 
 export async function resolveScope(db: Queryable, scope: Scope, question = ''): Promise<ResolvedScope> {
-  const { rows: cols } = await db.query<{ id: string }>('SELECT id FROM collections ORDER BY id')
+  // Only collections the connected role may read (store/access.ts): on a server the policies
+  // already hide the others' rows, and the scope is cut to the role's grants read now, so a
+  // collection it may not read is "no collection" here, its name never echoed as existing.
+  const { rows: cols } = await db.query<{ id: string }>(
+    `SELECT c.id FROM collections c, (SELECT docent_readable_collections() AS r) a
+      WHERE a.r IS NULL OR c.id = ANY(a.r) ORDER BY c.id`,
+  )
   const known = new Set(cols.map((c) => c.id))
   const requested = scope.collections.length ? scope.collections : [...known]
   for (const c of requested) {

@@ -20,7 +20,10 @@ export async function listCollections(db: Queryable): Promise<CollectionInfo[]> 
             (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'failed') AS failed,
             (SELECT count(*)::int FROM chunks ch WHERE ch.collection_id = c.id AND ch.embedding IS NOT NULL) AS embedded,
             (SELECT array_agg(DISTINCT d.version) FROM documents d WHERE d.collection_id = c.id AND d.version IS NOT NULL) AS versions
-       FROM collections c ORDER BY c.id`,
+       FROM collections c, (SELECT docent_readable_collections() AS r) a
+      -- The collections the role may read: on a server the policies hide the rest as well.
+      WHERE a.r IS NULL OR c.id = ANY(a.r)
+      ORDER BY c.id`,
   )
   return rows.map((r) => ({
     id: r.id,

@@ -5,7 +5,13 @@ import type { Db, Queryable } from './db'
  * schema_migrations. Plain PostgreSQL + pgvector only, so the same list runs on a server.
  * Never edit a migration that has shipped: add a new one.
  */
-export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+export const MIGRATIONS: {
+  version: number
+  name: string
+  sql: string
+  /** Runs on a server only; an embedded library records it as applied without running it (one person's own library). */
+  serverOnly?: boolean
+}[] = [
   {
     version: 1,
     name: 'collections, documents, chunks, term statistics, embedding cache',
@@ -256,6 +262,105 @@ ALTER TABLE chunk_tombstones ADD COLUMN at timestamptz NOT NULL DEFAULT now();
 ALTER TABLE import_jobs ADD COLUMN owner text;
 `,
   },
+  {
+    version: 7,
+    name: 'answers say which collections they read and threads who made them (permissions, ADR 0011)',
+    sql: `
+-- The collections a trace or a conversation turn was answered from (its resolved scope): on a
+-- server a role reads a trace or turn only when it may read all of them (migration 8). NULL for
+-- rows written before this migration: only the library's owner sees those there.
+ALTER TABLE traces ADD COLUMN collections text[];
+ALTER TABLE messages ADD COLUMN collections text[];
+-- The role that started the thread: on a server each role sees its own threads.
+ALTER TABLE threads ADD COLUMN made_by text NOT NULL DEFAULT current_user;
+ALTER TABLE messages ADD COLUMN made_by text NOT NULL DEFAULT current_user;
+-- The next turn's number, kept on the thread: on a server a role may not see every earlier turn
+-- (one of a collection it may no longer read), so max(seq) over what it sees could collide.
+ALTER TABLE threads ADD COLUMN next_seq integer;
+
+-- The collections the connecting role may read; NULL means every one. Embedded that is always
+-- every one; on a server migration 8 replaces it with the role's grants.
+CREATE FUNCTION docent_readable_collections() RETURNS text[] LANGUAGE sql STABLE AS $$ SELECT NULL::text[] $$;
+`,
+  },
+  {
+    version: 8,
+    name: 'team library: row-level security per collection, through per-collection read roles (ADR 0011)',
+    serverOnly: true,
+    sql: `
+-- Which role grants reading which collection: docent access grant <role> <collection> creates the
+-- read role (docent_<database>_read_<collection>), records it here and grants it to <role>. Kept without a
+-- foreign key: a collection removed and imported again under its name keeps its readers.
+CREATE TABLE docent_collection_access (
+  collection_id text PRIMARY KEY,
+  read_role     text NOT NULL UNIQUE
+);
+
+-- Full access: the role that owns the library's tables (the importer that created them) and every
+-- role that is a member of it. Imports, watch and migrations need it; superusers have it anyway.
+CREATE FUNCTION docent_full_access() RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT pg_has_role(current_user, c.relowner, 'MEMBER') FROM pg_class c WHERE c.oid = 'docent_collection_access'::regclass
+$$;
+
+-- The collections the connecting role may read: NULL (every one) with full access, else those
+-- whose read role it is a member of, directly or through other roles. A read role dropped by
+-- hand grants nothing (the join), instead of making pg_has_role fail.
+CREATE OR REPLACE FUNCTION docent_readable_collections() RETURNS text[] LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN docent_full_access() THEN NULL::text[] ELSE coalesce(
+    (SELECT array_agg(a.collection_id ORDER BY a.collection_id)
+       FROM docent_collection_access a JOIN pg_roles r ON r.rolname = a.read_role
+      WHERE pg_has_role(current_user, r.oid, 'MEMBER')), '{}'::text[]) END
+$$;
+
+-- Policies call the functions as (SELECT f()): an InitPlan, evaluated once per statement, not per row.
+-- FORCE binds the owner too: it passes by docent_full_access(), the same rule as its members.
+ALTER TABLE docent_collection_access ENABLE ROW LEVEL SECURITY;
+ALTER TABLE docent_collection_access FORCE ROW LEVEL SECURITY;
+CREATE POLICY docent_full ON docent_collection_access FOR ALL
+  USING ((SELECT docent_full_access())) WITH CHECK ((SELECT docent_full_access()));
+CREATE POLICY docent_read ON docent_collection_access FOR SELECT
+  USING (EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = read_role AND pg_has_role(current_user, r.oid, 'MEMBER')));
+
+-- Content and what is derived from it, keyed on its collection: full access writes, readers read
+-- the collections they were granted.
+DO $$
+DECLARE t text; col text;
+BEGIN
+  FOR t, col IN VALUES ('collections', 'id'), ('documents', 'collection_id'), ('chunks', 'collection_id'),
+                       ('term_stats', 'collection_id'), ('import_jobs', 'collection_id') LOOP
+    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
+    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+    EXECUTE format('CREATE POLICY docent_full ON %I FOR ALL USING ((SELECT docent_full_access())) WITH CHECK ((SELECT docent_full_access()))', t);
+    EXECUTE format('CREATE POLICY docent_read ON %I FOR SELECT USING (%I = ANY ((SELECT docent_readable_collections())::text[]))', t, col);
+  END LOOP;
+  -- Answers: a role reads, writes and deletes traces and cached answers only of collections it may
+  -- all read (an empty list, small talk, is no collection's content).
+  FOR t IN VALUES ('traces'), ('answer_cache') LOOP
+    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
+    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+    EXECUTE format('CREATE POLICY docent_full ON %I FOR ALL USING ((SELECT docent_full_access())) WITH CHECK ((SELECT docent_full_access()))', t);
+    EXECUTE format('CREATE POLICY docent_read ON %I FOR ALL USING (collections <@ (SELECT docent_readable_collections())) WITH CHECK (collections <@ (SELECT docent_readable_collections()))', t);
+  END LOOP;
+END $$;
+
+-- Conversations are their maker's; each turn also needs every collection it was answered from.
+ALTER TABLE threads ENABLE ROW LEVEL SECURITY;
+ALTER TABLE threads FORCE ROW LEVEL SECURITY;
+CREATE POLICY docent_full ON threads FOR ALL USING ((SELECT docent_full_access())) WITH CHECK ((SELECT docent_full_access()));
+CREATE POLICY docent_own ON threads FOR ALL USING (made_by = current_user) WITH CHECK (made_by = current_user);
+ALTER TABLE messages ENABLE ROW LEVEL SECURITY;
+ALTER TABLE messages FORCE ROW LEVEL SECURITY;
+CREATE POLICY docent_full ON messages FOR ALL USING ((SELECT docent_full_access())) WITH CHECK ((SELECT docent_full_access()));
+CREATE POLICY docent_own ON messages FOR ALL
+  USING (made_by = current_user AND collections <@ (SELECT docent_readable_collections()))
+  WITH CHECK (made_by = current_user AND collections <@ (SELECT docent_readable_collections()));
+
+-- Vectors of chunk text, keyed by text alone: only imports read them.
+ALTER TABLE embedding_cache ENABLE ROW LEVEL SECURITY;
+ALTER TABLE embedding_cache FORCE ROW LEVEL SECURITY;
+CREATE POLICY docent_full ON embedding_cache FOR ALL USING ((SELECT docent_full_access())) WITH CHECK ((SELECT docent_full_access()));
+`,
+  },
 ]
 
 /** The advisory lock key migrations run under, so two processes opening one server never both migrate. */
@@ -306,7 +411,7 @@ export async function migrate(db: Db, opts: { readOnly?: boolean } = {}): Promis
         await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
         const { rows } = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [m.version])
         if (rows.length > 0) return
-        await tx.exec(m.sql)
+        if (!m.serverOnly || db.kind === 'server') await tx.exec(m.sql)
         await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
       })
       current = m.version

@@ -1,5 +1,6 @@
 import type { Db, Queryable } from './db'
 import { parseTsvector } from './tsvector'
+import { accessKey } from './access'
 
 /**
  * Keyword postings in memory: for every lexeme of every chunk's tsvector, the chunks containing it
@@ -50,9 +51,15 @@ interface Watermark {
   tomb: number
 }
 
-/** Where the store is: the newest chunk row and tombstone, and how far tombstones were pruned. */
+/**
+ * Where the store is: the newest chunk row and tombstone, how far tombstones were pruned, and what
+ * the connected role may read (store/access.ts): on a server the postings hold only the chunks the
+ * role could read when they were built (row-level security), so postings built under other grants
+ * are never used, but built again (ADR 0011).
+ */
 export interface StoreMark extends Watermark {
   pruned: number
+  access: string
 }
 
 /**
@@ -61,16 +68,22 @@ export interface StoreMark extends Watermark {
  * trip of its own, and the mark and the statistics come from one snapshot.
  */
 export const STORE_MARK_COLUMNS = `(SELECT max(seq) FROM chunks) AS mark_seq, (SELECT max(id) FROM chunk_tombstones) AS mark_tomb,
-       (SELECT pruned_through FROM chunk_tombstones_pruned) AS mark_pruned`
+       (SELECT pruned_through FROM chunk_tombstones_pruned) AS mark_pruned, docent_readable_collections() AS mark_access`
 
 export interface StoreMarkRow {
   mark_seq: string | number | null
   mark_tomb: string | number | null
   mark_pruned: string | number | null
+  mark_access: string[] | null
 }
 
 export function storeMarkOf(r: StoreMarkRow): StoreMark {
-  return { seq: Number(r.mark_seq ?? 0), tomb: Number(r.mark_tomb ?? 0), pruned: Number(r.mark_pruned ?? 0) }
+  return {
+    seq: Number(r.mark_seq ?? 0),
+    tomb: Number(r.mark_tomb ?? 0),
+    pruned: Number(r.mark_pruned ?? 0),
+    access: accessKey(r.mark_access),
+  }
 }
 
 export interface PostingsStats {
@@ -105,6 +118,8 @@ export class KeywordPostings {
   private collIndex = new Map<string, number>()
   private verIndex = new Map<string | null, number>([[null, 0]])
   private mark: { seq: number; tomb: number } = { seq: 0, tomb: 0 }
+  /** What the role could read when these postings were built (StoreMark.access); null before a build. */
+  private access: string | null = null
   private state: 'empty' | 'building' | 'ready' | 'closed' = 'empty'
   private busy: Promise<void> | null = null
   private buildMs: number | null = null
@@ -212,6 +227,13 @@ export class KeywordPostings {
     }
     if (this.state !== 'ready') return false
     const w = mark ?? (await this.storeMark())
+    if (w.access !== this.access) {
+      // A grant or a revoke since the build: what is held here is another scope's. Build again
+      // under the role's grants now; meanwhile keyword search runs in SQL, under the policies.
+      this.reset()
+      this.startBuild()
+      return false
+    }
     if (w.pruned > this.mark.tomb) {
       this.reset()
       this.startBuild()
@@ -276,6 +298,7 @@ export class KeywordPostings {
     this.collChunks = []
     this.collLen = []
     this.mark = { seq: 0, tomb: 0 }
+    this.access = null
     if (this.state !== 'closed') this.state = 'empty'
   }
 
@@ -289,6 +312,7 @@ export class KeywordPostings {
     const t0 = performance.now()
     const w = await this.storeMark()
     this.mark = { seq: w.seq, tomb: Math.max(w.tomb, w.pruned) }
+    this.access = w.access
     let after = ''
     for (;;) {
       if (this.closed()) return

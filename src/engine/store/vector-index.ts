@@ -24,6 +24,10 @@ export const HNSW_SETTINGS = { m: 16, efConstruction: 64, efSearch: 100 } as con
 
 export async function ensureVectorIndex(db: Queryable, modelId: string, dims: number): Promise<void> {
   if (!Number.isInteger(dims) || dims <= 0 || dims > 16000) throw new Error(`bad embedding dimension ${dims}`)
+  // Already there: only read. CREATE INDEX IF NOT EXISTS still needs to own the table, which a
+  // reader of a team library does not (docs/postgres.md), and its vector search needs no more.
+  const { rows } = await db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [vectorIndexName(modelId)])
+  if (rows[0]?.t) return
   await db.exec(
     `CREATE INDEX IF NOT EXISTS ${vectorIndexName(modelId)} ON chunks
        USING hnsw ((embedding::vector(${dims})) vector_cosine_ops)

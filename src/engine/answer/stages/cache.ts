@@ -24,6 +24,7 @@ export async function lookUpCache(
   const state = await ctx.store.indexState(scope.collections)
   const dropped = await ctx.store.dropStale(state)
   const key = AnswerStore.cacheKey({
+    access: await ctx.store.access(),
     question: run.standalone,
     scope: { collections: [...scope.collections].sort(), versions: scope.versions },
     pipeline: {

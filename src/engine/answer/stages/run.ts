@@ -113,7 +113,12 @@ export class AskRun {
     const data: AskTrace = { ...this.trace, result }
     const { trace_id: id, thread_id } = this.base
     await this.ctx.store.saveTrace({ id, thread_id, question: this.req.question, outcome, ms, data })
-    await this.ctx.store.appendTurn(thread_id, { question: this.req.question, standalone: this.standalone, result })
+    await this.ctx.store.appendTurn(thread_id, {
+      question: this.req.question,
+      standalone: this.standalone,
+      result,
+      collections: data.scope?.collections ?? [],
+    })
     this.emit({ type: 'final', result })
     return result
   }
