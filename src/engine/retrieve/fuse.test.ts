@@ -126,7 +126,12 @@ describe('fuseLists', () => {
   })
 
   it('min-max scores a list of equal scores 1 throughout', () => {
-    expect([...minMax([{ chunk_id: 'x', score: 2 }, { chunk_id: 'y', score: 2 }]).values()]).toEqual([1, 1])
+    expect([
+      ...minMax([
+        { chunk_id: 'x', score: 2 },
+        { chunk_id: 'y', score: 2 },
+      ]).values(),
+    ]).toEqual([1, 1])
   })
 
   it('vector cut-off drops vector hits more than delta below the best cosine', () => {

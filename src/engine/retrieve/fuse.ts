@@ -178,11 +178,16 @@ export function withChangeLog(rule: FusionRule, input: FusionInput, fused: Fused
     return fuseRanks({ ...lists, [CHANGE_LOG_RANKING]: boost }, rule.k)
   }
   const base = new Map(fused.map((f) => [f.chunk_id, f]))
-  return fuseRanks({ fused: fused.map((f, i) => ({ chunk_id: f.chunk_id, rank: i + 1 })), [CHANGE_LOG_RANKING]: boost }).map((f) => ({
-    chunk_id: f.chunk_id,
-    rrf: f.rrf,
-    ranks: { ...(base.get(f.chunk_id)?.ranks ?? {}), ...(f.ranks[CHANGE_LOG_RANKING] ? { [CHANGE_LOG_RANKING]: f.ranks[CHANGE_LOG_RANKING] } : {}) },
-  }))
+  return fuseRanks({ fused: fused.map((f, i) => ({ chunk_id: f.chunk_id, rank: i + 1 })), [CHANGE_LOG_RANKING]: boost }).map(
+    (f) => ({
+      chunk_id: f.chunk_id,
+      rrf: f.rrf,
+      ranks: {
+        ...(base.get(f.chunk_id)?.ranks ?? {}),
+        ...(f.ranks[CHANGE_LOG_RANKING] ? { [CHANGE_LOG_RANKING]: f.ranks[CHANGE_LOG_RANKING] } : {}),
+      },
+    }),
+  )
 }
 
 /** The rule hybrid search uses (ADR 0014). */
