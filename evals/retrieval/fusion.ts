@@ -9,13 +9,22 @@
  *   npx tsx evals/retrieval/fusion.ts --models <dir> \
  *     --set mcp-docs=<data dir>:<collection>:evals/datasets/mcp-docs/questions.jsonl [--set ...] [--json out.json]
  */
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { Engine } from '../../src/engine/engine'
 import { halfOf } from '../../src/engine/answer/gate-calibration'
 import { isHit, loadQuestions } from '../../src/engine/eval/questions'
 import { extractExactTerms } from '../../src/engine/retrieve/exact-terms'
-import { changeLogRanking, fuseRanks, isChangeLog, type Ranked } from '../../src/engine/retrieve/fuse'
+import {
+  changeLogRanking,
+  fuseLists,
+  isChangeLog,
+  RRF_K,
+  withChangeLog,
+  type FusionInput,
+  type FusionRule,
+  type ScoredList,
+} from '../../src/engine/retrieve/fuse'
 import { retrieveKeyword } from '../../src/engine/retrieve/keyword'
 import { searchText } from '../../src/engine/retrieve/scope'
 import { CHANGE_LOG_DEPTH, DEFAULT_CANDIDATES, resolveSearchScope } from '../../src/engine/retrieve/search'
@@ -39,86 +48,48 @@ interface Collected {
   hit: Set<string>
 }
 
-/** A fusion: the lists in, an order of chunk ids out (at most `DEFAULT_CANDIDATES`, change-log boost applied by the caller). */
-type Fusion = (q: Collected, keyword: Candidate[], vector: Candidate[]) => string[]
+/** A fusion: the question's lists in, an order of chunk ids out (change-log boost included), as the engine's search orders them. */
+type Fusion = (q: Collected) => string[]
 
-const ranked = (xs: Candidate[]): Ranked[] => xs.map((x, i) => ({ chunk_id: x.id, rank: i + 1 }))
+const scored = (xs: Candidate[], f: (c: Candidate) => number | null): ScoredList[] =>
+  xs.map((x) => ({ chunk_id: x.id, score: f(x) ?? 0 }))
 
-function weightedRrf(wk: (q: Collected) => number, wv: (q: Collected) => number, k = 60): Fusion {
-  return (q, kw, vec) => {
-    const score = new Map<string, number>()
-    kw.forEach((x, i) => score.set(x.id, (score.get(x.id) ?? 0) + wk(q) / (k + i + 1)))
-    vec.forEach((x, i) => score.set(x.id, (score.get(x.id) ?? 0) + wv(q) / (k + i + 1)))
-    return [...score].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id)
-  }
-}
-
-/** Min-max normalised scores, mixed: alpha of keyword, the rest vector; a list that misses a chunk gives it 0. */
-function convex(alpha: (q: Collected) => number): Fusion {
-  return (q, kw, vec) => {
-    const norm = (xs: Candidate[], f: (c: Candidate) => number) => {
-      const v = xs.map(f)
-      const lo = Math.min(...v)
-      const hi = Math.max(...v)
-      return new Map(xs.map((x, i) => [x.id, hi > lo ? (v[i]! - lo) / (hi - lo) : 1]))
+/** The engine's own fusion (retrieve/fuse.ts fuseLists and withChangeLog), over the lists collected for `q`. */
+function engineFusion(rule: FusionRule): Fusion {
+  return (q) => {
+    const input = (n: number): FusionInput => ({
+      keyword: scored(q.keyword.slice(0, n), (c) => c.bm25),
+      vector: scored(q.vector.slice(0, n), (c) => c.cosine),
+      exact: q.exact,
+    })
+    const lists = input(DEFAULT_CANDIDATES)
+    let fused = fuseLists(rule, lists)
+    if (q.changeLogFirst) {
+      const deep = fuseLists(rule, input(Infinity))
+      fused = withChangeLog(rule, lists, fused, changeLogRanking(deep, q.changeLog))
     }
-    const a = alpha(q)
-    const nk = norm(kw, (c) => c.bm25 ?? 0)
-    const nv = norm(vec, (c) => c.cosine ?? 0)
-    const ids = new Set([...nk.keys(), ...nv.keys()])
-    return [...ids]
-      .map((id) => [id, a * (nk.get(id) ?? 0) + (1 - a) * (nv.get(id) ?? 0)] as const)
-      .sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))
-      .map(([id]) => id)
+    return fused.map((f) => f.chunk_id)
   }
 }
 
-/** The vector list kept only down to `delta` below its best cosine, then equal RRF. */
-function vectorCutoff(delta: number): Fusion {
-  return (q, kw, vec) => {
-    const best = vec[0]?.cosine ?? 0
-    return weightedRrf(
-      () => 1,
-      () => 1,
-    )(
-      q,
-      kw,
-      vec.filter((v) => (v.cosine ?? 0) >= best - delta),
-    )
-  }
-}
-
-const CANDIDATES: Record<string, (p: number) => Fusion> = {
+const CANDIDATES: Record<string, (p: number) => FusionRule> = {
+  // p: RRF's k (60 in ADR 0001); a small k gives first places more weight.
+  'RRF, equal weights, k': (p) => ({ kind: 'rrf', k: p }),
   // p: the keyword weight when the question holds an exact token (error code, method name); 1 otherwise.
-  'weighted RRF (exact tokens lean to keyword)': (p) => weightedRrf((q) => (q.exact ? p : 1), () => 1),
+  'weighted RRF (exact tokens lean to keyword)': (p) => ({ kind: 'weighted_rrf', k: RRF_K, exact_keyword_weight: p }),
   // p: keyword's share in a convex mix of normalised scores.
-  'convex mix of normalised scores': (p) => convex(() => p),
+  'convex mix of normalised scores': (p) => ({ kind: 'convex', keyword_share: p, exact_extra: 0 }),
   // p: the keyword share for plain questions; exact-token questions get 0.5 more of it (capped at 1).
-  'convex mix, exact tokens lean to keyword': (p) => convex((q) => Math.min(1, q.exact ? p + 0.5 : p)),
+  'convex mix, exact tokens lean to keyword': (p) => ({ kind: 'convex', keyword_share: p, exact_extra: 0.5 }),
   // p: how far below the best cosine the vector list is kept.
-  'vector list cut off below its best cosine': (p) => vectorCutoff(p),
+  'vector list cut off below its best cosine': (p) => ({ kind: 'vector_cutoff', k: RRF_K, delta: p }),
 }
 const GRID: Record<string, number[]> = {
+  'RRF, equal weights, k': [1, 5, 10, 20, 30, 60],
   'weighted RRF (exact tokens lean to keyword)': [1, 1.5, 2, 3, 4, 6],
   'convex mix of normalised scores': [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
   'convex mix, exact tokens lean to keyword': [0.2, 0.3, 0.4, 0.5],
   'vector list cut off below its best cosine': [0.02, 0.05, 0.08, 0.12, 0.2],
-}
-
-function order(q: Collected, f: Fusion): string[] {
-  const kw = q.keyword.slice(0, DEFAULT_CANDIDATES)
-  const vec = q.vector.slice(0, DEFAULT_CANDIDATES)
-  let fused = f(q, kw, vec)
-  if (q.changeLogFirst) {
-    const deep = fuseRanks({ keyword: ranked(q.keyword), vector: ranked(q.vector) })
-    const boost = changeLogRanking(deep, q.changeLog)
-    if (boost.length) {
-      // As the engine does: the change-log ranking joins the fusion as one more list.
-      const base = fused.map((id, i) => ({ chunk_id: id, rank: i + 1 }))
-      fused = fuseRanks({ fused: base, change_log: boost }).map((x) => x.chunk_id)
-    }
-  }
-  return fused
 }
 
 interface Score {
@@ -131,7 +102,7 @@ function score(qs: Collected[], f: Fusion): Score {
   let hits = 0
   let rr = 0
   for (const q of qs) {
-    const top = order(q, f).slice(0, 10)
+    const top = f(q).slice(0, 10)
     const at = top.findIndex((id) => q.hit.has(id))
     if (at >= 0) {
       hits++
@@ -141,9 +112,9 @@ function score(qs: Collected[], f: Fusion): Score {
   return { recall10: qs.length ? hits / qs.length : 0, mrr: qs.length ? rr / qs.length : 0, n: qs.length }
 }
 
-const KEYWORD: Fusion = (_q, kw) => kw.map((x) => x.id)
-const VECTOR: Fusion = (_q, _kw, vec) => vec.map((x) => x.id)
-const RRF: Fusion = (q, kw, vec) => fuseRanks({ keyword: ranked(kw), vector: ranked(vec) }).map((x) => x.chunk_id)
+const KEYWORD: Fusion = (q) => q.keyword.slice(0, DEFAULT_CANDIDATES).map((x) => x.id)
+const VECTOR: Fusion = (q) => q.vector.slice(0, DEFAULT_CANDIDATES).map((x) => x.id)
+const RRF: Fusion = engineFusion({ kind: 'rrf', k: RRF_K })
 
 async function collect(spec: string, models: string): Promise<Collected[]> {
   const [name, rest] = spec.split('=') as [string, string]
@@ -180,7 +151,9 @@ async function collect(spec: string, models: string): Promise<Collected[]> {
         changeLog: new Set(rows.filter((r) => isChangeLog(r)).map((r) => r.id)),
         hit: new Set(
           rows
-            .filter((r) => q.gold.some((g) => isHit({ path: r.path, heading: r.heading, page: r.page_start, page_end: r.page_end }, g)))
+            .filter((r) =>
+              q.gold.some((g) => isHit({ path: r.path, heading: r.heading, page: r.page_start, page_end: r.page_end }, g)),
+            )
             .map((r) => r.id),
         ),
       })
@@ -192,21 +165,56 @@ async function collect(spec: string, models: string): Promise<Collected[]> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { models: { type: 'string' }, set: { type: 'string', multiple: true }, json: { type: 'string' } } })
+  const { values } = parseArgs({
+    options: {
+      models: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      json: { type: 'string' },
+      lists: { type: 'string' },
+    },
+  })
   const all: Collected[] = []
   for (const spec of values.set ?? []) all.push(...(await collect(spec, values.models!)))
+  // --lists FILE: keep the collected lists (with --set) or fuse the ones kept earlier (without).
+  if (values.lists && all.length)
+    await writeFile(
+      values.lists,
+      JSON.stringify(all, (_k, v: unknown) => (v instanceof Set ? [...v] : v)),
+    )
+  else if (values.lists)
+    for (const q of JSON.parse(await readFile(values.lists, 'utf8')) as (Omit<Collected, 'changeLog' | 'hit'> & {
+      changeLog: string[]
+      hit: string[]
+    })[])
+      all.push({ ...q, changeLog: new Set(q.changeLog), hit: new Set(q.hit) })
   const sets = [...new Set(all.map((q) => q.set))]
   const part = (set: string, half: 'fit' | 'held_out') => all.filter((q) => q.set === set && q.half === half)
-  // Fit: the parameter that maximises the mean over sets of (recall@10 + MRR) on the fit halves.
+  // How far a fusion falls below the better half (max of keyword and vector, minus 0.01) on each set's `half`: the
+  // number of (set, measure) pairs below that floor, and the mean over sets of recall@10 + MRR.
+  const judge = (f: Fusion, half: 'fit' | 'held_out') => {
+    let below = 0
+    let sum = 0
+    for (const set of sets) {
+      const qs = part(set, half)
+      const [kw, vec, r] = [score(qs, KEYWORD), score(qs, VECTOR), score(qs, f)]
+      if (r.recall10 < Math.max(kw.recall10, vec.recall10) - 0.01 - 1e-9) below++
+      if (r.mrr < Math.max(kw.mrr, vec.mrr) - 0.01 - 1e-9) below++
+      sum += r.recall10 + r.mrr
+    }
+    return { below, mean: sum / sets.length }
+  }
+  // Fit on the fit halves only: fewest pairs below the floor, then the highest mean. One parameter for every set.
   const fitted: Record<string, number> = {}
+  const grid: Record<string, unknown>[] = []
   for (const [name, make] of Object.entries(CANDIDATES)) {
-    let best = { p: GRID[name]![0]!, v: -1 }
+    let best = { p: GRID[name]![0]!, below: Infinity, mean: -1 }
     for (const p of GRID[name]!) {
-      const v = sets.reduce((s, set) => {
-        const r = score(part(set, 'fit'), make(p))
-        return s + r.recall10 + r.mrr
-      }, 0)
-      if (v > best.v + 1e-9) best = { p, v }
+      const j = judge(engineFusion(make(p)), 'fit')
+      grid.push({ method: name, p, fit_pairs_below: j.below, fit_mean: +j.mean.toFixed(4) })
+      process.stdout.write(
+        `fit grid  ${name.padEnd(45)} p=${String(p).padEnd(5)} pairs below the floor ${j.below}  mean R@10+MRR ${j.mean.toFixed(3)}\n`,
+      )
+      if (j.below < best.below || (j.below === best.below && j.mean > best.mean + 1e-9)) best = { p, ...j }
     }
     fitted[name] = best.p
   }
@@ -214,7 +222,9 @@ async function main(): Promise<void> {
     ['keyword', KEYWORD],
     ['vector', VECTOR],
     ['RRF, equal weights (before)', RRF],
-    ...Object.entries(CANDIDATES).map(([name, make]) => [`${name} (p=${fitted[name]})`, make(fitted[name]!)] as [string, Fusion]),
+    ...Object.entries(CANDIDATES).map(
+      ([name, make]) => [`${name} (p=${fitted[name]})`, engineFusion(make(fitted[name]!))] as [string, Fusion],
+    ),
   ]
   const report: Record<string, unknown>[] = []
   const f3 = (x: number) => x.toFixed(3)
@@ -227,11 +237,25 @@ async function main(): Promise<void> {
       for (const [name, f] of methods) {
         const r = score(qs, f)
         const ok = r.recall10 >= floor.recall10 - 1e-9 && r.mrr >= floor.mrr - 1e-9
-        report.push({ set, half, method: name, n: r.n, recall_at_10: +f3(r.recall10), mrr: +f3(r.mrr), not_below_better_half: ok })
-        process.stdout.write(`${set.padEnd(18)} ${half.padEnd(8)} n=${String(r.n).padStart(3)} ${name.padEnd(58)} R@10 ${f3(r.recall10)} MRR ${f3(r.mrr)}${ok ? '' : '  (below the better half)'}\n`)
+        report.push({
+          set,
+          half,
+          method: name,
+          n: r.n,
+          recall_at_10: +f3(r.recall10),
+          mrr: +f3(r.mrr),
+          not_below_better_half: ok,
+        })
+        process.stdout.write(
+          `${set.padEnd(18)} ${half.padEnd(8)} n=${String(r.n).padStart(3)} ${name.padEnd(58)} R@10 ${f3(r.recall10)} MRR ${f3(r.mrr)}${ok ? '' : '  (below the better half)'}\n`,
+        )
       }
     }
-  if (values.json) await writeFile(values.json, JSON.stringify({ fitted, report }, null, 2) + '\n')
+  for (const [name, f] of methods.slice(2)) {
+    const j = judge(f, 'held_out')
+    process.stdout.write(`held-out  ${name.padEnd(58)} pairs below the floor ${j.below}  mean R@10+MRR ${j.mean.toFixed(3)}\n`)
+  }
+  if (values.json) await writeFile(values.json, JSON.stringify({ fitted, grid, report }, null, 2) + '\n')
 }
 
 await main()

@@ -12,6 +12,7 @@ import { importFolder, embedMissing, type ImportProgress, type ImportReport } fr
 import type { TokenCounter } from './ingest/chunker'
 import { resolveSearchScope, searchWithModels } from './retrieve/search'
 import { scopeInfo } from './retrieve/scope'
+import type { FusionRule } from './retrieve/fuse'
 import { defaultDataDir, defaultModelsDir } from './paths'
 import { LoadedModels, type ChatModel, type Loaded } from './models/loaded'
 import type { Embedder } from './models/runtime/embedder'
@@ -280,7 +281,14 @@ export class Engine {
 
   async search(
     query: string,
-    opts: { scope?: Partial<Scope>; mode?: SearchMode; rerank?: boolean; k?: number; signal?: AbortSignal } = {},
+    opts: {
+      scope?: Partial<Scope>
+      mode?: SearchMode
+      rerank?: boolean
+      k?: number
+      signal?: AbortSignal
+      fusion?: FusionRule
+    } = {},
   ): Promise<SearchResult & { trace: RetrievalTrace; scope_label: string; scope: ScopeInfo }> {
     const scope = await resolveSearchScope(this.db, opts.scope ?? {}, query)
     const { result } = await searchWithModels(this.db, this, query, scope, {
@@ -288,6 +296,7 @@ export class Engine {
       rerank: !!opts.rerank,
       k: opts.k ?? 10,
       signal: opts.signal,
+      ...(opts.fusion ? { fusion: opts.fusion } : {}),
     })
     return { ...result, scope_label: scope.label, scope: scopeInfo(scope) }
   }

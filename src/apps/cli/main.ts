@@ -11,6 +11,7 @@ import type { ImportProgress } from '../../shared/api'
 import { OUTSIDE_LINK_REASON } from '../../engine/ingest/walk'
 import { loadQuestions } from '../../engine/eval/questions'
 import { evalRetrieval } from '../../engine/eval/retrieval'
+import { RRF_K } from '../../engine/retrieve/fuse'
 import { formatTable } from './table'
 import { cmdAsk, highlight } from './ask'
 import { excerpt, queryTerms } from '../../shared/excerpt'
@@ -35,7 +36,7 @@ const USAGE = `Usage:
   docent watch [--collection <name>...] [--data <dir> | --database <url>] [--models <dir>]
   docent mcp [--data <dir> | --database <url>] [--models <dir>] [--allow-writes]
   docent access grant <role> <collection> | revoke <role> <collection> | list  --database <url> [--json]
-  docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--rerank] [--data <dir> | --database <url>] [--json <out.json>]
+  docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--fusion rrf] [--rerank] [--data <dir> | --database <url>] [--json <out.json>]
   docent eval answers --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
   docent eval compare --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
 
@@ -251,9 +252,13 @@ async function cmdEval(argv: string[]): Promise<void> {
       models: { type: 'string' },
       json: { type: 'string' },
       collection: { type: 'string' },
+      /** `rrf`: hybrid by equal-weight RRF (ADR 0001) instead of the engine's fusion (ADR 0014), for comparison. */
+      fusion: { type: 'string' },
     },
   })
   const corpus = values.corpus ?? fail('eval retrieval needs --corpus <folder>')
+  if (values.fusion !== undefined && values.fusion !== 'rrf')
+    fail(`--fusion takes only "rrf" (equal-weight RRF); got "${values.fusion}"`)
   const qfile = values.questions ?? fail('eval retrieval needs --questions <file.jsonl>')
   if (!existsSync(corpus)) fail(`corpus folder "${corpus}" does not exist`)
   const questions = await loadQuestions(qfile)
@@ -264,7 +269,13 @@ async function cmdEval(argv: string[]): Promise<void> {
     const report = await withEngine({ ...values, data: values.data ?? tmp ?? undefined }, async (e) => {
       const collection = values.collection ?? 'eval-' + path.basename(path.resolve(corpus))
       const ingest = await e.ingest(corpus, { collection })
-      const r = await evalRetrieval(e, questions, { collection: ingest.collection, mode, rerank: !!values.rerank })
+      const r = await evalRetrieval(e, questions, {
+        collection: ingest.collection,
+        mode,
+        rerank: !!values.rerank,
+        set: path.basename(path.dirname(path.resolve(qfile))),
+        ...(values.fusion ? { fusion: { kind: 'rrf' as const, k: RRF_K } } : {}),
+      })
       return r
     })
     if (values.json) await writeFile(values.json, JSON.stringify(report, null, 2) + '\n')
@@ -285,6 +296,10 @@ async function cmdEval(argv: string[]): Promise<void> {
           ],
         ],
       ) + '\n',
+    )
+    const h = report.halves
+    process.stdout.write(
+      `halves: fit n=${h.fit.n} recall@10 ${h.fit.recall_at_10} MRR ${h.fit.mrr}; held_out n=${h.held_out.n} recall@10 ${h.held_out.recall_at_10} MRR ${h.held_out.mrr}\n`,
     )
     for (const n of report.notices) process.stderr.write(`note: ${n}\n`)
   } finally {

@@ -3,6 +3,15 @@ import type { SearchMode } from '../../shared/search'
 import { type EvalQuestion, isHit } from './questions'
 import { round } from '../util/numbers'
 import { keywordPostingsOf } from '../store/postings'
+import { halfOf } from '../answer/gate-calibration'
+import type { FusionRule } from '../retrieve/fuse'
+
+/** Recall@10 and MRR over one hash half of a set (gate-calibration.ts halfOf). */
+export interface HalfScore {
+  n: number
+  recall_at_10: number
+  mrr: number
+}
 
 export interface RetrievalEvalReport {
   mode: SearchMode
@@ -16,6 +25,8 @@ export interface RetrievalEvalReport {
   p95_ms: number
   degraded: boolean
   notices: string[]
+  /** The same figures on each hash half of the set (fusion and gate are fitted on `fit`, reported on `held_out`). */
+  halves: { fit: HalfScore; held_out: HalfScore }
   per_question: {
     id: string
     kind: string
@@ -36,7 +47,15 @@ export function percentile(values: number[], p: number): number {
 export async function evalRetrieval(
   engine: Engine,
   questions: EvalQuestion[],
-  opts: { collection: string; mode: SearchMode; rerank: boolean },
+  opts: {
+    collection: string
+    mode: SearchMode
+    rerank: boolean
+    /** The question set's name, for its halves (halfOf); the questions file's folder name by convention. */
+    set?: string
+    /** Hybrid's fusion rule, when not the engine's own (HYBRID_FUSION): equal RRF for comparison. */
+    fusion?: FusionRule
+  },
 ): Promise<RetrievalEvalReport> {
   const per: RetrievalEvalReport['per_question'] = []
   const latencies: number[] = []
@@ -55,6 +74,7 @@ export async function evalRetrieval(
       mode: opts.mode,
       rerank: opts.rerank,
       k: 10,
+      ...(opts.fusion ? { fusion: opts.fusion } : {}),
     })
     const ms = performance.now() - t0
     latencies.push(ms)
@@ -70,6 +90,15 @@ export async function evalRetrieval(
     })
   }
   const n = per.length || 1
+  const half = (h: 'fit' | 'held_out'): HalfScore => {
+    const qs = per.filter((p) => halfOf(opts.set ?? 'set', p.id) === h)
+    const m = qs.length || 1
+    return {
+      n: qs.length,
+      recall_at_10: round(qs.filter((p) => p.first_hit_rank !== null).length / m, 4),
+      mrr: round(qs.reduce((s, p) => s + (p.first_hit_rank ? 1 / p.first_hit_rank : 0), 0) / m, 4),
+    }
+  }
   return {
     mode: opts.mode,
     rerank: opts.rerank,
@@ -82,6 +111,7 @@ export async function evalRetrieval(
     p95_ms: round(percentile(latencies, 95), 1),
     degraded,
     notices: [...notices],
+    halves: { fit: half('fit'), held_out: half('held_out') },
     per_question: per,
   }
 }

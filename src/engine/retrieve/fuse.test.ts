@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { changeLogRanking, fuseRanks, isChangeLog, RRF_K } from './fuse'
+import { changeLogRanking, fuseLists, fuseRanks, isChangeLog, minMax, RRF_K, withChangeLog, type FusionRule } from './fuse'
 
 describe('fuseRanks', () => {
   it('sums 1/(k+rank) per chunk id and keeps each retriever rank', () => {
@@ -66,5 +66,97 @@ describe('change-log sections', () => {
     const again = fuseRanks({ keyword: fused.map((f, i) => ({ chunk_id: f.chunk_id, rank: i + 1 })), change_log: boost })
     expect(again[0]!.chunk_id).toBe('log2')
     expect(again[0]!.ranks).toEqual({ keyword: 2, change_log: 1 })
+  })
+})
+
+describe('fuseLists', () => {
+  const kw = [
+    { chunk_id: 'a', score: 9 },
+    { chunk_id: 'b', score: 5 },
+    { chunk_id: 'c', score: 1 },
+  ]
+  const vec = [
+    { chunk_id: 'c', score: 0.8 },
+    { chunk_id: 'd', score: 0.7 },
+    { chunk_id: 'a', score: 0.4 },
+  ]
+
+  it('equal RRF is fuseRanks over the two lists', () => {
+    const fused = fuseLists({ kind: 'rrf', k: RRF_K }, { keyword: kw, vector: vec, exact: false })
+    const ranks = (xs: { chunk_id: string }[]) => xs.map((x, i) => ({ chunk_id: x.chunk_id, rank: i + 1 }))
+    expect(fused).toEqual(fuseRanks({ keyword: ranks(kw), vector: ranks(vec) }))
+  })
+
+  it('a single list keeps its order under every rule', () => {
+    const rules: FusionRule[] = [
+      { kind: 'rrf', k: 60 },
+      { kind: 'weighted_rrf', k: 60, exact_keyword_weight: 3 },
+      { kind: 'convex', keyword_share: 0.3, exact_extra: 0.5 },
+      { kind: 'vector_cutoff', k: 60, delta: 0.01 },
+    ]
+    for (const rule of rules) {
+      expect(fuseLists(rule, { keyword: kw, vector: null, exact: true }).map((f) => f.chunk_id)).toEqual(['a', 'b', 'c'])
+      expect(fuseLists(rule, { keyword: null, vector: vec, exact: false }).map((f) => f.chunk_id)).toEqual(['c', 'd', 'a'])
+    }
+  })
+
+  it('weighted RRF multiplies the keyword share only for exact-token questions', () => {
+    const rule: FusionRule = { kind: 'weighted_rrf', k: 60, exact_keyword_weight: 2 }
+    const plain = fuseLists(rule, { keyword: kw, vector: vec, exact: false })
+    const exact = fuseLists(rule, { keyword: kw, vector: vec, exact: true })
+    expect(plain.find((f) => f.chunk_id === 'b')!.rrf).toBeCloseTo(1 / 62)
+    expect(exact.find((f) => f.chunk_id === 'b')!.rrf).toBeCloseTo(2 / 62)
+    expect(exact.find((f) => f.chunk_id === 'a')!.rrf).toBeCloseTo(2 / 61 + 1 / 63)
+  })
+
+  it('convex mixes min-max normalised scores, a missing chunk scoring 0 in that list', () => {
+    const fused = fuseLists({ kind: 'convex', keyword_share: 0.25, exact_extra: 0.5 }, { keyword: kw, vector: vec, exact: false })
+    const by = new Map(fused.map((f) => [f.chunk_id, f]))
+    // keyword normalised: a 1, b 0.5, c 0; vector: c 1, d 0.75, a 0
+    expect(by.get('a')!.rrf).toBeCloseTo(0.25 * 1 + 0.75 * 0)
+    expect(by.get('b')!.rrf).toBeCloseTo(0.25 * 0.5)
+    expect(by.get('c')!.rrf).toBeCloseTo(0.75 * 1)
+    expect(by.get('d')!.rrf).toBeCloseTo(0.75 * 0.75)
+    expect(fused.map((f) => f.chunk_id)).toEqual(['c', 'd', 'a', 'b'])
+    expect(by.get('a')!.ranks).toEqual({ keyword: 1, vector: 3 })
+    // An exact token moves the share to 0.75: a now leads.
+    const exact = fuseLists({ kind: 'convex', keyword_share: 0.25, exact_extra: 0.5 }, { keyword: kw, vector: vec, exact: true })
+    expect(exact[0]!.chunk_id).toBe('a')
+    expect(exact[0]!.rrf).toBeCloseTo(0.75)
+  })
+
+  it('min-max scores a list of equal scores 1 throughout', () => {
+    expect([
+      ...minMax([
+        { chunk_id: 'x', score: 2 },
+        { chunk_id: 'y', score: 2 },
+      ]).values(),
+    ]).toEqual([1, 1])
+  })
+
+  it('vector cut-off drops vector hits more than delta below the best cosine', () => {
+    const fused = fuseLists({ kind: 'vector_cutoff', k: 60, delta: 0.15 }, { keyword: kw, vector: vec, exact: false })
+    expect(fused.map((f) => f.chunk_id).sort()).toEqual(['a', 'b', 'c', 'd'])
+    expect(fused.find((f) => f.chunk_id === 'a')!.ranks).toEqual({ keyword: 1 })
+  })
+
+  it('a change question puts the best change-log section first under any rule', () => {
+    const rule: FusionRule = { kind: 'convex', keyword_share: 0.5, exact_extra: 0 }
+    const input = { keyword: kw, vector: vec, exact: false }
+    const fused = fuseLists(rule, input)
+    const boost = changeLogRanking(fused, new Set(['d']))
+    const out = withChangeLog(rule, input, fused, boost)
+    expect(out[0]!.chunk_id).toBe('d')
+    expect(out[0]!.ranks).toEqual({ vector: 2, change_log: 1 })
+    expect(out.map((f) => f.chunk_id).sort()).toEqual(['a', 'b', 'c', 'd'])
+    // No change-log section among the candidates: the fused order stands.
+    expect(withChangeLog(rule, input, fused, [])).toBe(fused)
+    // Equal RRF keeps its three-list form.
+    const rrf: FusionRule = { kind: 'rrf', k: RRF_K }
+    const r = fuseLists(rrf, input)
+    const ranks = (xs: { chunk_id: string }[]) => xs.map((x, i) => ({ chunk_id: x.chunk_id, rank: i + 1 }))
+    expect(withChangeLog(rrf, input, r, changeLogRanking(r, new Set(['d'])))).toEqual(
+      fuseRanks({ keyword: ranks(kw), vector: ranks(vec), change_log: [{ chunk_id: 'd', rank: 1 }] }),
+    )
   })
 })

@@ -57,3 +57,138 @@ export const CHANGE_LOG_RANKING = 'change_log'
 export function changeLogRanking(fused: Fused[], changeLog: ReadonlySet<string>): Ranked[] {
   return fused.filter((f) => changeLog.has(f.chunk_id)).map((f, i) => ({ chunk_id: f.chunk_id, rank: i + 1 }))
 }
+
+/** A keyword or vector list as the retrievers return it, best first, with the score it was ranked by. */
+export interface ScoredList {
+  chunk_id: string
+  score: number
+}
+
+/**
+ * How hybrid search joins the keyword and vector lists (ADR 0014). Every rule keys on chunk id and
+ * returns the fused list best first; `rrf` in the result holds the rule's own fused score.
+ *  - rrf: equal-weight reciprocal rank fusion (ADR 0001), kept for comparison;
+ *  - weighted_rrf: RRF with the keyword list weighted `exact_keyword_weight` when the question holds
+ *    an exact token (error code, method name), 1 otherwise;
+ *  - convex: min-max normalised scores of each list mixed, `keyword_share` of keyword and the rest
+ *    vector (a chunk missing from a list gets 0 from it);
+ *  - vector_cutoff: RRF over the keyword list and the vector list kept only down to `delta` below
+ *    its best cosine.
+ */
+export type FusionRule =
+  | { kind: 'rrf'; k: number }
+  | { kind: 'weighted_rrf'; k: number; exact_keyword_weight: number }
+  | { kind: 'convex'; keyword_share: number; exact_extra: number }
+  | { kind: 'vector_cutoff'; k: number; delta: number }
+
+export interface FusionInput {
+  keyword: ScoredList[] | null
+  vector: ScoredList[] | null
+  /** Whether the search text holds an exact token (exact-terms.ts). */
+  exact: boolean
+}
+
+function ranksOf(list: ScoredList[]): Ranked[] {
+  return list.map((x, i) => ({ chunk_id: x.chunk_id, rank: i + 1 }))
+}
+
+/** Min-max normalised to [0, 1] (a list whose scores are all equal scores 1 throughout). */
+export function minMax(list: ScoredList[]): Map<string, number> {
+  const out = new Map<string, number>()
+  if (list.length === 0) return out
+  let lo = Infinity
+  let hi = -Infinity
+  for (const x of list) {
+    lo = Math.min(lo, x.score)
+    hi = Math.max(hi, x.score)
+  }
+  for (const x of list) if (!out.has(x.chunk_id)) out.set(x.chunk_id, hi > lo ? (x.score - lo) / (hi - lo) : 1)
+  return out
+}
+
+function weightedRanks(lists: [string, Ranked[], number][], k: number): Fused[] {
+  const byId = new Map<string, Fused>()
+  for (const [name, list, weight] of lists)
+    for (const item of list) {
+      const entry = byId.get(item.chunk_id) ?? { chunk_id: item.chunk_id, rrf: 0, ranks: {} }
+      if (entry.ranks[name] !== undefined) continue
+      entry.rrf += weight / (k + item.rank)
+      entry.ranks[name] = item.rank
+      byId.set(item.chunk_id, entry)
+    }
+  return [...byId.values()].sort((a, b) => b.rrf - a.rrf || a.chunk_id.localeCompare(b.chunk_id))
+}
+
+/** The two lists joined by `rule`; with only one list, that list in its own order. */
+export function fuseLists(rule: FusionRule, input: FusionInput): Fused[] {
+  const keyword = input.keyword ? ranksOf(input.keyword) : null
+  const vector = input.vector ? ranksOf(input.vector) : null
+  const named: [string, Ranked[]][] = []
+  if (keyword) named.push(['keyword', keyword])
+  if (vector) named.push(['vector', vector])
+  // One list alone keeps its own order, whatever the rule (its score is then its RRF share).
+  if (named.length < 2) return fuseRanks(Object.fromEntries(named), rule.kind === 'convex' ? RRF_K : rule.k)
+  switch (rule.kind) {
+    case 'rrf':
+      return fuseRanks(Object.fromEntries(named), rule.k)
+    case 'weighted_rrf':
+      return weightedRanks(
+        named.map(([n, l]) => [n, l, n === 'keyword' && input.exact ? rule.exact_keyword_weight : 1]),
+        rule.k,
+      )
+    case 'vector_cutoff': {
+      const best = input.vector?.[0]?.score ?? 0
+      const kept = vector?.filter((_, i) => input.vector![i]!.score >= best - rule.delta) ?? null
+      const lists: Record<string, Ranked[]> = {}
+      if (keyword) lists['keyword'] = keyword
+      if (kept) lists['vector'] = kept
+      return fuseRanks(lists, rule.k)
+    }
+    case 'convex': {
+      const share = input.exact ? Math.min(1, rule.keyword_share + rule.exact_extra) : rule.keyword_share
+      const nk = input.keyword ? minMax(input.keyword) : new Map<string, number>()
+      const nv = input.vector ? minMax(input.vector) : new Map<string, number>()
+      const a = share
+      const byId = new Map<string, Fused>()
+      for (const [name, list] of named)
+        for (const item of list) {
+          const entry = byId.get(item.chunk_id) ?? { chunk_id: item.chunk_id, rrf: 0, ranks: {} }
+          if (entry.ranks[name] !== undefined) continue
+          entry.ranks[name] = item.rank
+          byId.set(item.chunk_id, entry)
+        }
+      for (const e of byId.values()) e.rrf = a * (nk.get(e.chunk_id) ?? 0) + (1 - a) * (nv.get(e.chunk_id) ?? 0)
+      return [...byId.values()].sort((x, y) => y.rrf - x.rrf || x.chunk_id.localeCompare(y.chunk_id))
+    }
+  }
+}
+
+/**
+ * The fused list of a change question with its change-log ranking (`changeLogRanking` over the
+ * deeper lists fused by the same rule) joined in. Equal RRF keeps its three-list form (keyword,
+ * vector, change log: ADR 0001); any other rule's fused order joins the change-log ranking as two
+ * RRF lists, so the best change-log section gains what a first place gives and rises to the top.
+ */
+export function withChangeLog(rule: FusionRule, input: FusionInput, fused: Fused[], boost: Ranked[]): Fused[] {
+  if (boost.length === 0) return fused
+  if (rule.kind === 'rrf') {
+    const lists: Record<string, Ranked[]> = {}
+    if (input.keyword) lists['keyword'] = ranksOf(input.keyword)
+    if (input.vector) lists['vector'] = ranksOf(input.vector)
+    return fuseRanks({ ...lists, [CHANGE_LOG_RANKING]: boost }, rule.k)
+  }
+  const base = new Map(fused.map((f) => [f.chunk_id, f]))
+  return fuseRanks({ fused: fused.map((f, i) => ({ chunk_id: f.chunk_id, rank: i + 1 })), [CHANGE_LOG_RANKING]: boost }).map(
+    (f) => ({
+      chunk_id: f.chunk_id,
+      rrf: f.rrf,
+      ranks: {
+        ...(base.get(f.chunk_id)?.ranks ?? {}),
+        ...(f.ranks[CHANGE_LOG_RANKING] ? { [CHANGE_LOG_RANKING]: f.ranks[CHANGE_LOG_RANKING] } : {}),
+      },
+    }),
+  )
+}
+
+/** The rule hybrid search uses (ADR 0014). */
+export const HYBRID_FUSION: FusionRule = { kind: 'rrf', k: RRF_K }

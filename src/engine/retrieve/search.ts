@@ -5,7 +5,8 @@ import { collectionSlug } from '../store/ids'
 import { round } from '../util/numbers'
 import { retrieveKeyword } from './keyword'
 import { retrieveVector } from './vector'
-import { CHANGE_LOG_RANKING, changeLogRanking, fuseRanks, isChangeLog } from './fuse'
+import { extractExactTerms } from './exact-terms'
+import { changeLogRanking, fuseLists, HYBRID_FUSION, isChangeLog, withChangeLog, type FusionInput, type FusionRule } from './fuse'
 import { resolveScope, searchText, type ResolvedScope } from './scope'
 
 export interface QueryEmbedder {
@@ -26,6 +27,8 @@ export interface SearchOptions {
   candidates?: number
   /** How many fused candidates the cross-encoder reads. */
   rerankCandidates?: number
+  /** How the keyword and vector lists are joined (default HYBRID_FUSION, ADR 0014; equal RRF for comparison). */
+  fusion?: FusionRule
   signal?: AbortSignal
 }
 
@@ -172,23 +175,24 @@ export async function searchChunks(
     }
   }
 
-  const rankings: Record<string, { chunk_id: string; rank: number }[]> = {}
-  if (keyword) rankings['keyword'] = keyword
-  if (vector) rankings['vector'] = vector
-  let fused = fuseRanks(rankings)
+  const rule = opts.fusion ?? HYBRID_FUSION
+  const exact = extractExactTerms(text).length > 0
+  const lists = (kw: typeof keyword, vec: typeof vector): FusionInput => ({
+    keyword: kw?.map((h) => ({ chunk_id: h.chunk_id, score: h.bm25 })) ?? null,
+    vector: vec?.map((h) => ({ chunk_id: h.chunk_id, score: h.cosine })) ?? null,
+    exact,
+  })
+  const input = lists(keyword, vector)
+  let fused = fuseLists(rule, input)
   if (scope.changeLogFirst) {
     // Change-log sections ranked by the same evidence, over the deeper lists: a change log that
     // ranks 80th by words (it lists many changes in few words each) still competes.
-    const deep: Record<string, { chunk_id: string; rank: number }[]> = {}
-    if (deepKeyword) deep['keyword'] = deepKeyword
-    if (deepVector) deep['vector'] = deepVector
-    const deepFused = fuseRanks(deep)
+    const deepFused = fuseLists(rule, lists(deepKeyword, deepVector))
     const changeLog = await changeLogIds(
       ctx.db,
       deepFused.map((f) => f.chunk_id),
     )
-    const boost = changeLogRanking(deepFused, changeLog)
-    if (boost.length > 0) fused = fuseRanks({ ...rankings, [CHANGE_LOG_RANKING]: boost })
+    fused = withChangeLog(rule, input, fused, changeLogRanking(deepFused, changeLog))
   }
 
   let order: { chunk_id: string; reranker: number | null }[] = fused.map((f) => ({ chunk_id: f.chunk_id, reranker: null }))
@@ -243,7 +247,7 @@ export async function searchChunks(
         keyword_rank: kw?.rank ?? null,
         vector_rank: vec?.rank ?? null,
         bm25: kw?.bm25 ?? null,
-        rrf: Object.keys(rankings).length > 1 || scope.changeLogFirst ? (fusedById.get(t.chunk_id)?.rrf ?? null) : null,
+        rrf: (keyword && vector) || scope.changeLogFirst ? (fusedById.get(t.chunk_id)?.rrf ?? null) : null,
         cosine: vec?.cosine ?? null,
         reranker: t.reranker,
       },
