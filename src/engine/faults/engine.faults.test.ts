@@ -179,13 +179,15 @@ describe('engine killed at random points', () => {
         const requestId = asked.value.requestId
         const ofThisAsk = (s: Seen) =>
           (s.event === 'ask.event' || s.event === 'ask.done') && (s.payload as { requestId: string }).requestId === requestId
-        // Kill at a different point each time: the first stage, the first draft token (mid-generation), or at once.
+        // Kill at a different point each time: the first stage, the model's first token (mid-generation:
+        // the 'generate' stage starts on it, whatever the token is; a reply of no sentences streams no
+        // draft text), or at once.
+        const writing = (s: Seen) => {
+          const e = (s.payload as EventPayload<'ask.event'>).event
+          return e.type === 'token' || (e.type === 'stage' && e.stage === 'generate')
+        }
         if (i < 2) {
-          const hit = await rec.waitFor(
-            (s) =>
-              ofThisAsk(s) &&
-              (s.event === 'ask.done' || i === 0 || (s.payload as EventPayload<'ask.event'>).event.type === 'token'),
-          )
+          const hit = await rec.waitFor((s) => ofThisAsk(s) && (s.event === 'ask.done' || i === 0 || writing(s)))
           expect(hit.event, `question ${i} finished before its kill point`).toBe('ask.event')
         }
         killEngine(client)
