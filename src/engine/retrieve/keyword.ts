@@ -1,5 +1,6 @@
 import type { Queryable } from '../store/db'
-import { keywordPostingsOf, STORE_MARK_COLUMNS, storeMarkOf, type KeywordPostings, type StoreMarkRow } from '../store/postings'
+import { keywordPostingsOf, type KeywordPostings } from '../store/postings'
+import { STORE_MARK_COLUMNS, storeMarkOf, type StoreMarkRow } from '../store/store-mark'
 import { HEADING_EXTRA } from '../store/tsvector'
 import { extractExactTerms } from './exact-terms'
 import { type ResolvedScope, scopeSql } from './scope'
