@@ -1,7 +1,8 @@
 import { z } from 'zod'
 import { ModelRole } from './models'
 import { Scope, ScopeInfo, SearchMode, SearchResult } from './search'
-import { AskEvent, StoredTrace, Thread, ThreadSummary } from './answer'
+import { AskEvent, Thread, ThreadSummary } from './answer'
+import { StoredTrace } from './trace'
 import { ConnectionTest, ConnectionTestInput, type LibraryLocationInfo, type SaveLibraryLocation } from './library'
 
 export { ModelRole }

@@ -1,4 +1,5 @@
-import type { AskEvent, KeywordEvidence, RetrievalTrace } from '../../shared/answer'
+import type { AskEvent } from '../../shared/answer'
+import type { KeywordEvidence, RetrievalTrace } from '../../shared/trace'
 import type { SearchMode, SearchResult } from '../../shared/search'
 import type { ResolvedScope } from '../retrieve/scope'
 import type { AnswerStore } from './store'

@@ -1,4 +1,4 @@
-import type { ModelRewrite } from '../../shared/answer'
+import type { ModelRewrite } from '../../shared/trace'
 import type { ChatModelLike } from './types'
 
 /**

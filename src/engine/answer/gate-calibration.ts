@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { StoredTrace } from '../../shared/answer'
+import type { StoredTrace } from '../../shared/trace'
 import type { EvalQuestion } from '../eval/questions'
 import { round } from '../util/numbers'
 import type { AskEngine } from './ask'

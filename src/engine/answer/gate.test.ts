@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { calibrateGate, decideGate, rerankerGateFor } from './gate'
-import type { KeywordEvidence } from '../../shared/answer'
+import type { KeywordEvidence } from '../../shared/trace'
 
 const evidence = (over: Partial<KeywordEvidence> = {}): KeywordEvidence => ({
   n: 1000,

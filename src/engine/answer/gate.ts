@@ -1,4 +1,4 @@
-import type { GateDecision, KeywordEvidence } from '../../shared/answer'
+import type { GateDecision, KeywordEvidence } from '../../shared/trace'
 import type { Queryable } from '../store/db'
 import { bm25Idf, queryTerms } from '../retrieve/keyword'
 import { round } from '../util/numbers'

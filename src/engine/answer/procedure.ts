@@ -1,4 +1,4 @@
-import type { VerificationRepair } from '../../shared/answer'
+import type { VerificationRepair } from '../../shared/trace'
 import type { PromptPassage, ReplySentence } from './prompt'
 import { contentWords, splitUnits, type TextUnit } from './sentences'
 

@@ -1,4 +1,4 @@
-import type { KeyTermTrace, ReleaseTrace } from '../../shared/answer'
+import type { KeyTermTrace, ReleaseTrace } from '../../shared/trace'
 import { compareVersions, isPrerelease } from '../../shared/versions'
 import { extractExactTerms } from '../retrieve/exact-terms'
 import { searchText, type ResolvedScope } from '../retrieve/scope'
@@ -80,7 +80,8 @@ export function keyTermsOf(question: string, scope: Pick<ResolvedScope, 'known'>
   // Acronyms name things too (CIMD, MRTR, PKCE), except the requirement words of RFC 2119.
   for (const m of text.matchAll(/\b[A-Z][A-Z0-9]{2,9}s?\b/g)) {
     const t = m[0].replace(/s$/, '').toLowerCase()
-    if (!RFC2119.has(m[0]) && !versions.has(t) && !out.has(t)) out.set(t, { term: t, form: 'word', acronym: true, spelling: m[0].replace(/s$/, '') })
+    if (!RFC2119.has(m[0]) && !versions.has(t) && !out.has(t))
+      out.set(t, { term: t, form: 'word', acronym: true, spelling: m[0].replace(/s$/, '') })
   }
   const inNames = [...out.keys()].join(' ')
   for (const m of text.matchAll(/[\p{L}][\p{L}'-]*/gu)) {
@@ -125,7 +126,12 @@ interface TermCount {
 }
 
 /** Per term: passages that contain it, by version and by whether their kind is authoritative. */
-async function countTerms(db: Queryable, collections: string[], terms: KeyTerm[], kinds: readonly string[]): Promise<TermCount[]> {
+async function countTerms(
+  db: Queryable,
+  collections: string[],
+  terms: KeyTerm[],
+  kinds: readonly string[],
+): Promise<TermCount[]> {
   if (terms.length === 0) return []
   const { rows } = await db.query<{ term: string; version: string | null; auth: boolean; n: number }>(
     `WITH t AS (

@@ -1,4 +1,4 @@
-import type { SmalltalkKind } from '../../shared/answer'
+import type { SmalltalkKind } from '../../shared/trace'
 
 /**
  * The cheap, deterministic part of routing: greetings, thanks and other small talk get a short

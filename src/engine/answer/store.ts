@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../store/db'
 import { sha256Hex } from '../store/ids'
 import { accessKey, readableCollections } from '../store/access'
-import { AskResult, AskTrace, type AskOutcome, type StoredTrace, type Thread, type ThreadSummary } from '../../shared/answer'
+import { AskResult, type Thread, type ThreadSummary } from '../../shared/answer'
+import { AskTrace, type AskOutcome, type StoredTrace } from '../../shared/trace'
 import type { PriorTurn } from './followup'
 
 /**

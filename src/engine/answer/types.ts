@@ -1,4 +1,4 @@
-import type { StopReason } from '../../shared/answer'
+import type { StopReason } from '../../shared/trace'
 
 /**
  * What the answer pipeline needs from a chat model: the subset of models/llm.ts's ChatModel it

@@ -1,10 +1,5 @@
-import type {
-  ClaimTrace,
-  RemovedSentence,
-  VerificationProblem,
-  VerificationRepair,
-  VerificationWarning,
-} from '../../shared/answer'
+import type { RemovedSentence } from '../../shared/answer'
+import type { ClaimTrace, VerificationProblem, VerificationRepair, VerificationWarning } from '../../shared/trace'
 import { answerTerms, containsQuote, haystack, inlineMarkers, MARKER, stripMarkers } from './match'
 import type { AnswerReply, PromptPassage, ReplySentence } from './prompt'
 import { contentWords } from './sentences'
@@ -62,7 +57,10 @@ export function parseAnswerReply(parsed: unknown): AnswerReply | null {
   const o = parsed as Record<string, unknown>
   if (typeof o['answerable'] !== 'boolean') return null
   const parts = Array.isArray(o['unanswered_parts'])
-    ? o['unanswered_parts'].filter((p): p is string => typeof p === 'string').map((p) => p.trim()).filter(Boolean)
+    ? o['unanswered_parts']
+        .filter((p): p is string => typeof p === 'string')
+        .map((p) => p.trim())
+        .filter(Boolean)
     : []
   if (Array.isArray(o['sentences'])) {
     const sentences: ReplySentence[] = []
@@ -164,7 +162,13 @@ export async function verifyReply(parsed: unknown, passages: PromptPassage[], op
   for (const s of reply.sentences) await checkOne(s, passages, question, opts, v)
   // "Yes." or "Both." says nothing a passage could support: it stands only beside a sentence that does.
   if (v.kept.every((s) => s.vacuous)) {
-    for (const s of v.kept) v.removed.push({ text: s.text, cited: s.cites, code: 'words_not_covered', reason: 'it says nothing the passages could support on its own' })
+    for (const s of v.kept)
+      v.removed.push({
+        text: s.text,
+        cited: s.cites,
+        code: 'words_not_covered',
+        reason: 'it says nothing the passages could support on its own',
+      })
     v.kept = []
   }
   v.kept = v.kept.map(({ vacuous: _vacuous, ...s }) => s)
@@ -231,7 +235,10 @@ async function checkOne(
   // Only a sentence the model left uncited is given a passage: one that cited passages it was not
   // given followed something else than the passages (an instruction inside a document, say).
   if (cites.length === 0 && s.cites.length > 0)
-    result = { ...result, reason: `it cites ${s.cites.map((c) => `[${c}]`).join('')}, which ${s.cites.length > 1 ? 'were' : 'was'} not given` }
+    result = {
+      ...result,
+      reason: `it cites ${s.cites.map((c) => `[${c}]`).join('')}, which ${s.cites.length > 1 ? 'were' : 'was'} not given`,
+    }
   else if (cites.length === 0 && !vacuous) {
     // A sentence without a citation keeps its place only if exactly the passages that say it can be named.
     for (const p of passages) {
@@ -268,10 +275,7 @@ async function checkOne(
 }
 
 const WARNING_OF: Partial<
-  Record<
-    string,
-    { code: VerificationWarning['code']; list: 'unsupported_numbers' | 'unsupported_quotes' | 'unsupported_terms' }
-  >
+  Record<string, { code: VerificationWarning['code']; list: 'unsupported_numbers' | 'unsupported_quotes' | 'unsupported_terms' }>
 > = {
   unsupported_number: { code: 'unsupported_number', list: 'unsupported_numbers' },
   unsupported_quote: { code: 'unsupported_quote', list: 'unsupported_quotes' },

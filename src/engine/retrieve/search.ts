@@ -1,4 +1,4 @@
-import type { RetrievalTrace } from '../../shared/answer'
+import type { RetrievalTrace } from '../../shared/trace'
 import type { Scope, SearchHit, SearchMode, SearchResult } from '../../shared/search'
 import type { Queryable } from '../store/db'
 import { collectionSlug } from '../store/ids'

@@ -1,4 +1,4 @@
-import type { AttemptTrace } from '../../../shared/answer'
+import type { AttemptTrace } from '../../../shared/trace'
 import type { SearchHit } from '../../../shared/search'
 import type { ResolvedScope } from '../../retrieve/scope'
 import { round } from '../../util/numbers'
@@ -24,14 +24,21 @@ export function choosePassages(run: AskRun, chat: ChatModelLike, hits: SearchHit
   const { opts, trace, base } = run
   const count = chat.countTokens?.bind(chat) ?? estimateTokens
   const top = hits.slice(0, opts.passages)
-  const terms = questionWeights(run.standalone, top.map((h) => h.text))
+  const terms = questionWeights(
+    run.standalone,
+    top.map((h) => h.text),
+  )
   const trimmed = top.map((h, i) => ({
     hit: h,
     cut: trimPassage(h.text, run.standalone, { budget: budgetAt(opts.passageTokens, i), countTokens: count, terms }),
   }))
   trace.trim = {
     budget_tokens: opts.passageTokens,
-    passages: trimmed.map(({ hit, cut }) => ({ chunk_id: hit.chunk_id, tokens_before: cut.tokensBefore, tokens_after: cut.tokensAfter })),
+    passages: trimmed.map(({ hit, cut }) => ({
+      chunk_id: hit.chunk_id,
+      tokens_before: cut.tokensBefore,
+      tokens_after: cut.tokensAfter,
+    })),
   }
   const fitted = fitPassages(
     trimmed.map(({ hit, cut }, i) => ({ ...toPromptPassage(hit, i), text: cut.text })),

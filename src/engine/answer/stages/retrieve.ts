@@ -1,4 +1,4 @@
-import type { GateTrace, RetrievalRecord, SearchRewriteTrace } from '../../../shared/answer'
+import type { GateTrace, RetrievalRecord, SearchRewriteTrace } from '../../../shared/trace'
 import type { ResolvedScope } from '../../retrieve/scope'
 import type { RetrievalOutcome } from '../context'
 import { decideGate } from '../gate'

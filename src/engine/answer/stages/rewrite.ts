@@ -1,4 +1,4 @@
-import type { ModelRewrite } from '../../../shared/answer'
+import type { ModelRewrite } from '../../../shared/trace'
 import { looksLikeFollowUp, rewriteFollowUpDeterministic, rewriteFollowUpWithModel } from '../followup'
 import { errorText, type AskRun } from './run'
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { AskEvent, AskOutcome, AskStage, AskTrace } from '../../../shared/answer'
+import type { AskEvent, AskStage } from '../../../shared/answer'
+import type { AskOutcome, AskTrace } from '../../../shared/trace'
 import { AskRequest, AskResult, type AskRequestParsed } from '../../../shared/answer'
 import { round } from '../../util/numbers'
 import { DEFAULT_ASK_OPTIONS, type AskContext, type AskOptions, type ResolvedAskOptions } from '../context'

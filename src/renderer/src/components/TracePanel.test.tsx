@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { StoredTrace } from '../../../shared/answer'
+import type { StoredTrace } from '../../../shared/trace'
 import { useViewer } from '../stores/viewer'
 import { askResult, COLLECTIONS } from '../test/fakeDocent'
 import { renderApp, resetApp } from '../test/setup'

@@ -1,5 +1,5 @@
 import { useMemo, type ReactNode } from 'react'
-import type { ClaimTrace, ScopeTrace, StoredTrace } from '../../../shared/answer'
+import type { ClaimTrace, ScopeTrace, StoredTrace } from '../../../shared/trace'
 import { formatMs, formatScore } from '../lib/format'
 import { useViewer } from '../stores/viewer'
 import { AlertIcon, Spinner } from './Icons'

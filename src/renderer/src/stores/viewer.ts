@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import type { StoredTrace } from '../../../shared/answer'
+import type { StoredTrace } from '../../../shared/trace'
 import type { SourceView } from '../../../shared/api'
 import { call, errorMessage } from '../docent'
 
