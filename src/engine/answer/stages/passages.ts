@@ -33,6 +33,11 @@ export function toCitation(h: SearchHit, n: number): Citation {
 
 /** A section to list; its snippet is the stretch of the passage with the most words of `query` (shared/excerpt.ts). */
 export function toClosest(h: SearchHit, query = ''): ClosestSection {
+  return { ...placeOf(h), snippet: excerpt(h.text, queryTerms(query), 240), scores: h.scores }
+}
+
+/** Where a passage is: the fields a listed section and a preview share with the hit. */
+function placeOf(h: SearchHit): Pick<SearchHit, 'chunk_id' | 'collection' | 'path' | 'heading' | 'version' | 'kind' | 'page'> {
   return {
     chunk_id: h.chunk_id,
     collection: h.collection,
@@ -41,22 +46,10 @@ export function toClosest(h: SearchHit, query = ''): ClosestSection {
     version: h.version,
     kind: h.kind,
     page: h.page,
-    snippet: excerpt(h.text, queryTerms(query), 240),
-    scores: h.scores,
   }
 }
 
 /** A passage as shown while the model reads it: its sentences, those that match the question marked. */
 export function toPreview(h: SearchHit, n: number, units: { text: string; match: boolean }[]): PassagePreview {
-  return {
-    n,
-    chunk_id: h.chunk_id,
-    collection: h.collection,
-    path: h.path,
-    heading: h.heading,
-    version: h.version,
-    kind: h.kind,
-    page: h.page,
-    sentences: units.map((u) => ({ text: u.text, match: u.match })),
-  }
+  return { n, ...placeOf(h), sentences: units.map((u) => ({ text: u.text, match: u.match })) }
 }
