@@ -1,4 +1,5 @@
 import type { AnswerSentence, Citation } from '../../../shared/answer'
+import { collectText, nodeSlices, reduce, type Haystack } from './highlight'
 
 /**
  * Claim-level structure on a rendered answer. The answer is rendered from its Markdown (lists,
@@ -10,37 +11,12 @@ import type { AnswerSentence, Citation } from '../../../shared/answer'
  * the rendering as it is.
  */
 
-const KEEP = /[\p{L}\p{N}]/u
 const ELEMENT = 1
 const TEXT = 3
 
-interface Haystack {
-  text: string
-  nodes: Text[]
-  offsets: number[]
-}
-
-function reduce(s: string): string {
-  let out = ''
-  for (const ch of s) if (KEEP.test(ch)) out += ch.toLowerCase()
-  return out
-}
-
 /** The letters and digits of the answer outside citation chips, each mapped to its text node. */
-function collectText(root: DocumentFragment): Haystack {
-  const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT)
-  const hay: Haystack = { text: '', nodes: [], offsets: [] }
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const t = n as Text
-    if (t.parentElement?.closest('.cite-chip')) continue
-    for (let i = 0; i < t.data.length; i++) {
-      if (!KEEP.test(t.data[i]!)) continue
-      hay.text += t.data[i]!.toLowerCase()
-      hay.nodes.push(t)
-      hay.offsets.push(i)
-    }
-  }
-  return hay
+function answerText(root: DocumentFragment): Haystack {
+  return collectText(root, (t) => !!t.parentElement?.closest('.cite-chip'))
 }
 
 /** A sentence as the model wrote it may keep Markdown links and [n] markers: neither is rendered as letters. */
@@ -71,24 +47,7 @@ function locate(hay: Haystack, sentences: AnswerSentence[]): Range[] {
 
 /** Wraps one sentence's characters, one span per text node it touches; returns the last span. */
 function wrap(hay: Haystack, r: Range, s: AnswerSentence, doc: Document): { first: HTMLElement; last: HTMLElement } | null {
-  const slices = new Map<Text, { from: number; to: number }>()
-  const order: Text[] = []
-  for (let i = r.start; i < r.end; i++) {
-    const node = hay.nodes[i]!
-    const off = hay.offsets[i]!
-    const slice = slices.get(node)
-    if (slice) slice.to = off + 1
-    else {
-      slices.set(node, { from: off, to: off + 1 })
-      order.push(node)
-    }
-  }
-  order.forEach((node, i) => {
-    const slice = slices.get(node)!
-    if (i > 0) slice.from = 0
-    if (i < order.length - 1) slice.to = node.data.length
-    else while (slice.to < node.data.length && /[.!?:;,)"'”’]/.test(node.data[slice.to]!)) slice.to++
-  })
+  const { spans: slices, order } = nodeSlices(hay, r.start, r.end, /[.!?:;,)"'”’]/)
   let last: HTMLElement | null = null
   let first: HTMLElement | null = null
   // Back to front, so splitting a node does not move the offsets of the slices still to wrap.
@@ -200,7 +159,7 @@ function addMarkers(
 /** Marks every sentence it can find in the rendered answer; returns how many it found. */
 export function markSentences(fragment: DocumentFragment, sentences: readonly AnswerSentence[], citations: Citation[]): number {
   if (sentences.length === 0) return 0
-  const hay = collectText(fragment)
+  const hay = answerText(fragment)
   const ranges = locate(hay, [...sentences])
   const byN = new Map(citations.map((c) => [c.n, c]))
   const doc = fragment.ownerDocument

@@ -9,13 +9,15 @@
 const KEEP = /[\p{L}\p{N}]/u
 const MIN_NEEDLE = 12
 
-interface Haystack {
+/** The letters and digits of a rendered text, each mapped to its text node and offset in it. */
+export interface Haystack {
   text: string
   nodes: Text[]
   offsets: number[]
 }
 
-function collectText(root: Node): Haystack {
+/** Collects the haystack of `root`'s text nodes, leaving out those `skip` names. */
+export function collectText(root: Node, skip?: (t: Text) => boolean): Haystack {
   const doc = root.ownerDocument ?? (root as Document)
   const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT)
   let text = ''
@@ -23,6 +25,7 @@ function collectText(root: Node): Haystack {
   const offsets: number[] = []
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const t = n as Text
+    if (skip?.(t)) continue
     const data = t.data
     for (let i = 0; i < data.length; i++) {
       const ch = data[i]!
@@ -35,7 +38,8 @@ function collectText(root: Node): Haystack {
   return { text, nodes, offsets }
 }
 
-function reduce(s: string): string {
+/** A string reduced to the haystack's alphabet: letters and digits, lower case. */
+export function reduce(s: string): string {
   let out = ''
   for (const ch of s) if (KEEP.test(ch)) out += ch.toLowerCase()
   return out
@@ -76,27 +80,7 @@ export function highlightPassage(root: HTMLElement, passage: string, className =
   const found = locatePassage(hay.text, passage)
   if (!found) return null
   // Group the matched characters by text node, then wrap each node's slice once.
-  const spans = new Map<Text, { from: number; to: number }>()
-  const order: Text[] = []
-  for (let i = found.start; i < found.end; i++) {
-    const node = hay.nodes[i]!
-    const off = hay.offsets[i]!
-    const span = spans.get(node)
-    if (span) span.to = off + 1
-    else {
-      spans.set(node, { from: off, to: off + 1 })
-      order.push(node)
-    }
-  }
-  // The match is contiguous: every node but the first runs to its end, every node but the last
-  // starts at 0, so spaces and punctuation between matched letters are marked too.
-  order.forEach((node, i) => {
-    const span = spans.get(node)!
-    if (i > 0) span.from = 0
-    if (i < order.length - 1) span.to = node.data.length
-    // The sentence's closing punctuation belongs to the passage.
-    else while (span.to < node.data.length && /[.!?:;,)\]"'”’]/.test(node.data[span.to]!)) span.to++
-  })
+  const { spans, order } = nodeSlices(hay, found.start, found.end, /[.!?:;,)\]"'”’]/)
   const doc = root.ownerDocument
   let first: HTMLElement | null = null
   for (const node of order) {
@@ -121,4 +105,37 @@ export function clearHighlights(root: HTMLElement, className = 'passage-mark'): 
     parent.removeChild(mark)
     parent.normalize()
   }
+}
+
+/**
+ * The matched characters `start`..`end` of a haystack, grouped by text node: one slice per node.
+ * The match is contiguous: every node but the first runs to its end, every node but the last
+ * starts at 0, so spaces and punctuation between matched letters are marked too; the last one
+ * takes the `closing` punctuation that follows it.
+ */
+export function nodeSlices(
+  hay: Haystack,
+  start: number,
+  end: number,
+  closing: RegExp,
+): { spans: Map<Text, { from: number; to: number }>; order: Text[] } {
+  const spans = new Map<Text, { from: number; to: number }>()
+  const order: Text[] = []
+  for (let i = start; i < end; i++) {
+    const node = hay.nodes[i]!
+    const off = hay.offsets[i]!
+    const span = spans.get(node)
+    if (span) span.to = off + 1
+    else {
+      spans.set(node, { from: off, to: off + 1 })
+      order.push(node)
+    }
+  }
+  order.forEach((node, i) => {
+    const span = spans.get(node)!
+    if (i > 0) span.from = 0
+    if (i < order.length - 1) span.to = node.data.length
+    else while (span.to < node.data.length && closing.test(node.data[span.to]!)) span.to++
+  })
+  return { spans, order }
 }
