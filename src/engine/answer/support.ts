@@ -41,8 +41,9 @@ export interface SupportResult {
 export type Similarity = (sentence: string, units: string[]) => Promise<number | null>
 
 /**
- * Share of a sentence's content words that its cited passages must contain. A prior, to be fitted
- * with `docent eval answers` (docs/benchmarks.md, "The support check").
+ * Share of a sentence's content words that its cited passages must contain. A prior, not yet fitted:
+ * to be fitted on one half of stored replies with evals/answers/reverify.ts and checked on the other
+ * (docs/adr/0012-claim-level-citations-and-a-support-check.md).
  */
 export const COVERAGE_FLOOR = 0.6
 
@@ -51,7 +52,7 @@ export const COVERAGE_FLOOR = 0.6
  * model (matched as a substring of its id). Fixture models have random weights: no floor.
  */
 export const SIMILARITY_FLOORS: readonly { match: string; floor: number | null; note: string }[] = [
-  { match: 'all-minilm-l6-v2', floor: 0.5, note: 'prior; see docs/benchmarks.md, "The support check"' },
+  { match: 'all-minilm-l6-v2', floor: 0.5, note: 'prior, not yet fitted (ADR 0012)' },
   { match: 'tiny-random', floor: null, note: 'fixture model with random weights: no floor' },
 ]
 export const UNKNOWN_SIMILARITY_FLOOR = 0.5
