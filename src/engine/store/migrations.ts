@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Db, Queryable } from './db'
 
 /**
@@ -361,7 +362,34 @@ ALTER TABLE embedding_cache FORCE ROW LEVEL SECURITY;
 CREATE POLICY docent_full ON embedding_cache FOR ALL USING ((SELECT docent_full_access())) WITH CHECK ((SELECT docent_full_access()));
 `,
   },
+  {
+    version: 9,
+    name: 'the newest chunk row as one cheap call, past row-level security (store-mark.ts)',
+    sql: `
+-- How far the chunk rows go: the keyword postings' store mark (store-mark.ts) reads it on every
+-- keyword search. Under row-level security a reader's max(seq) walks back over every newer row of
+-- a collection it may not read (a neighbour's large import) before it finds one of its own; as
+-- the owner (SECURITY DEFINER) it is one step down the seq index. It tells a reader only that
+-- chunk rows were written somewhere, never what or where. Embedded there are no policies and the
+-- function is the same one step.
+CREATE FUNCTION docent_chunk_seq() RETURNS bigint LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public AS $$
+  SELECT max(seq) FROM chunks
+$$;
+`,
+  },
 ]
+
+/** The newest migration's version: a library at it needs none. */
+export const LATEST_MIGRATION = MIGRATIONS[MIGRATIONS.length - 1]!.version
+
+/**
+ * What the migrations make, as a name: the newest version and a hash of every migration's SQL, so
+ * a template made by other migrations (store/template.ts) is never taken for this schema's.
+ */
+export const SCHEMA_MARK = `m${LATEST_MIGRATION}-${createHash('sha256')
+  .update(MIGRATIONS.map((m) => `${m.version}\n${m.serverOnly ? 'server' : 'all'}\n${m.sql}`).join('\n'))
+  .digest('hex')
+  .slice(0, 10)}`
 
 /** The advisory lock key migrations run under, so two processes opening one server never both migrate. */
 export const MIGRATION_LOCK = 0x646f63656e74 // 'docent'

@@ -296,18 +296,19 @@ export class KeywordPostings {
     for (;;) {
       if (this.state !== 'ready') return
       const { seq, tomb } = this.mark
-      const { rows } = await this.db.query<ChunkTerms & { kind: 'c' | 't' | 'p'; tomb_id: string | null }>(
+      const { rows } = await this.db.query<ChunkTerms & { kind: 'c' | 't' | 'p' | 'm'; tomb_id: string | null }>(
         `(SELECT 'c' AS kind, id, seq, collection_id, version, lex_len, tsv::text AS tsv, NULL::bigint AS tomb_id
             FROM chunks WHERE seq > $1 ORDER BY seq LIMIT ${BUILD_BATCH})
          UNION ALL
          SELECT 't', chunk_id, seq, NULL, NULL, NULL, NULL, id FROM chunk_tombstones WHERE id > $2
          UNION ALL
-         SELECT 'p', '', NULL, NULL, NULL, NULL, NULL, pruned_through FROM chunk_tombstones_pruned`,
+         SELECT 'p', '', NULL, NULL, NULL, NULL, NULL, pruned_through FROM chunk_tombstones_pruned
+         UNION ALL
+         SELECT 'm', '', docent_chunk_seq(), NULL, NULL, NULL, NULL, NULL`,
         [seq, tomb],
       )
       let newSeq = seq
       let newTomb = tomb
-      let added = 0
       for (const r of rows) {
         if (r.kind === 'p') {
           if (Number(r.tomb_id) > tomb) {
@@ -322,19 +323,25 @@ export class KeywordPostings {
           newTomb = Math.max(newTomb, Number(r.tomb_id))
         }
       }
+      let read = 0
       for (const r of rows) {
         if (r.kind !== 'c') continue
+        read++
         const s = Number(r.seq)
+        newSeq = Math.max(newSeq, s)
         const slot = this.slotOf.get(r.id)
         if (slot !== undefined && this.seqs[slot] === s) continue
         if (slot !== undefined) this.remove(slot)
         this.add(r)
-        newSeq = Math.max(newSeq, s)
-        added++
       }
+      // Read to the end: the chunk rows up to the store's newest (in this statement's snapshot) that
+      // are not here are rows this role may not read (row-level security), so the mark moves past
+      // them and the next store mark, which counts them (docent_chunk_seq), finds these postings current.
+      const storeSeq = Number(rows.find((r) => r.kind === 'm')?.seq ?? 0)
+      if (read < BUILD_BATCH) newSeq = Math.max(newSeq, storeSeq)
       this.mark = { seq: newSeq, tomb: newTomb }
       if (this.dead > 1000 && this.dead * 4 > this.slots) this.compact()
-      if (added < BUILD_BATCH) return
+      if (read < BUILD_BATCH) return
     }
   }
 

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Engine } from '../engine'
 import type { AskRequest, AskResult } from '../../shared/answer'
 import type { EngineAskOptions } from '../answer/ask'
@@ -219,6 +219,34 @@ describe.skipIf(pgSkipReason)('a team library: who reads which collection, enfor
     // alice may: the same search finds it for her.
     const a = await aliceE.search(SECRET, { mode: 'hybrid', k: 10, scope: { version: 'all' } })
     expect(a.results.map((h) => h.chunk_id)).toContain(chunkOf['hr'])
+  })
+
+  it("a neighbour's newer import costs a reader one catch-up, not one per search (the mark moves past rows it cannot read)", async () => {
+    const bobPostings = keywordPostingsOf(bobE.db)!
+    await bobPostings.warm()
+    const neighbour = await tempDir('docent-rls-neighbour-')
+    cleanups.push(neighbour.cleanup)
+    await writeFile(path.join(neighbour.dir, 'plans.md'), `# Plans\n\n## Next\n\n${NDA} again, with a second hinge.\n`)
+    expect((await owner.ingest(neighbour.dir, { collection: 'plans' })).failed).toEqual([])
+    // The fault: newer chunk rows that bob cannot read, so what he sees ends below the store's newest row.
+    const [seen] = await rows<{ mine: string; store: string }>(
+      bobUrl,
+      'SELECT (SELECT max(seq) FROM chunks)::text AS mine, docent_chunk_seq()::text AS store',
+    )
+    expect(Number(seen!.store)).toBeGreaterThan(Number(seen!.mine))
+    const spy = vi.spyOn(bobE.db, 'query')
+    const catchUps = () => spy.mock.calls.filter(([sql]) => String(sql).includes("'c' AS kind")).length
+    try {
+      expect(await bobPostings.current()).toBe(true)
+      expect(catchUps(), 'the first look after the import catches up').toBe(1)
+      for (let i = 0; i < 3; i++) expect(await bobPostings.current()).toBe(true)
+      expect(catchUps(), 'later searches find the postings current').toBe(1)
+    } finally {
+      spy.mockRestore()
+    }
+    expect(bobPostings.stats().chunks).toBe(1)
+    const hit = await bobE.search(NDA, { mode: 'keyword', k: 10, scope: { version: 'all' } })
+    expect(hit.results.every((h) => h.collection === 'manuals')).toBe(true)
   })
 
   it('get_passage and chunk sources of an unreadable chunk are not found', async () => {

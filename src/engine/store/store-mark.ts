@@ -22,7 +22,7 @@ export interface StoreMark extends Watermark {
  * query's lexemes (retrieve/keyword.ts), so checking that the postings are current costs no round
  * trip of its own, and the mark and the statistics come from one snapshot.
  */
-export const STORE_MARK_COLUMNS = `(SELECT max(seq) FROM chunks) AS mark_seq, (SELECT max(id) FROM chunk_tombstones) AS mark_tomb,
+export const STORE_MARK_COLUMNS = `docent_chunk_seq() AS mark_seq, (SELECT max(id) FROM chunk_tombstones) AS mark_tomb,
        (SELECT pruned_through FROM chunk_tombstones_pruned) AS mark_pruned, docent_readable_collections() AS mark_access`
 
 export interface StoreMarkRow {
