@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util'
 import { Engine } from '../../engine/engine'
 import { loadQuestions, type EvalQuestion } from '../../engine/eval/questions'
 import { COMPARE_CONFIGS, FULL_CONFIG, evalAnswers, type AnswerEvalConfig, type AnswerEvalReport } from '../../engine/answer/eval'
+import { halfOf } from '../../engine/answer/gate-calibration'
 import { formatTable } from './table'
 
 /**
@@ -24,6 +25,7 @@ const OPTIONS = {
   judge: { type: 'boolean' },
   'gate-threshold': { type: 'string' },
   only: { type: 'string' },
+  half: { type: 'string' },
 } as const
 
 interface Setup {
@@ -42,6 +44,12 @@ async function setup(argv: string[], name: string): Promise<Setup> {
   if (values.only) {
     const ids = new Set(values.only.split(','))
     questions = questions.filter((q) => ids.has(q.id))
+  }
+  if (values.half !== undefined) {
+    const half = values.half.replace('-', '_')
+    if (half !== 'fit' && half !== 'held_out') fail(`--half takes fit or held-out (got "${values.half}")`)
+    const set = path.basename(path.dirname(path.resolve(qfile)))
+    questions = questions.filter((q) => halfOf(set, q.id) === half)
   }
   if (values['gate-threshold'] !== undefined && !Number.isFinite(Number(values['gate-threshold'])))
     fail(`--gate-threshold must be a number (got "${values['gate-threshold']}")`)
@@ -112,7 +120,8 @@ export async function cmdEvalAnswers(argv: string[]): Promise<void> {
     .map(([kind, r]) => `${kind} ${r.refused}/${r.of}`)
     .join(', ')
   out.push(`relevance gate refusals of answerable questions, by kind: ${refusals || 'none'}`)
-  if (report.faithfulness !== null) out.push(`--judge (the answering model's own verdict, not a quality figure): ${pct(report.faithfulness)} faithful`)
+  if (report.faithfulness !== null)
+    out.push(`--judge (the answering model's own verdict, not a quality figure): ${pct(report.faithfulness)} faithful`)
   out.push(`router mistakes: ${report.route_mistakes.map((m) => `${m.id} [${m.kind}] -> ${m.got}`).join(', ') || 'none'}`)
   if (report.gate_calibration) {
     const c = report.gate_calibration

@@ -37,7 +37,7 @@ const USAGE = `Usage:
   docent mcp [--data <dir> | --database <url>] [--models <dir>] [--allow-writes]
   docent access grant <role> <collection> | revoke <role> <collection> | list  --database <url> [--json]
   docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--fusion rrf] [--rerank] [--data <dir> | --database <url>] [--json <out.json>]
-  docent eval answers --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
+  docent eval answers --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--only id,id] [--half fit|held-out] [--json <out.json>] [--judge]
   docent eval compare --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
 
 --database postgres://user@host/db (or DOCENT_DATABASE_URL) uses a team library on a PostgreSQL server
