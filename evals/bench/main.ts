@@ -14,7 +14,9 @@ import { printMachine, writeReport } from './machine'
  * and server (a PostgreSQL server beside PGlite: parallel importers, concurrent searchers, HNSW and
  * sizes; not in the default set: --database URL or $DOCENT_BENCH_DATABASE_URL, else it starts one
  * from .pg; --chunks N, default 10000; --import-chunks N an importer, default 5000, 0 to skip the import table; --importers 1,2,4;
- * --clients 8; --queries 200), and wal (pg_wal of an embedded store during a large write, with and
+ * --clients 8; --queries 200), and rls (what row-level security costs a reader of a team library: the
+ * same searches with the policies on and off, a non-superuser owner and a reader role; --database as
+ * for server; --chunks N, default 100000; --queries 200; --rounds 3), and wal (pg_wal of an embedded store during a large write, with and
  * without CHECKPOINT; --batches 120, --every 10).
  * Benchmarks are never timed assertions in tests.
  *
@@ -80,6 +82,16 @@ async function main(): Promise<void> {
         })
         break
       }
+      case 'rls': {
+        const { benchRls } = await import('./rls')
+        result = await benchRls({
+          database: opt('database', process.env['DOCENT_BENCH_DATABASE_URL'] ?? '') || null,
+          chunks: Number(opt('chunks', '100000')),
+          queries: Number(opt('queries', '200')),
+          rounds: Number(opt('rounds', '3')),
+        })
+        break
+      }
       case 'open': {
         const { benchOpen } = await import('./open')
         result = await benchOpen({ runs: Number(opt('runs', '5')) })
@@ -101,7 +113,7 @@ async function main(): Promise<void> {
         break
       }
       default:
-        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real, open, mcp, server, wal`)
+        throw new Error(`unknown bench suite "${suite}"; choose from ${SUITES.join(', ')}, real, open, mcp, server, rls, wal`)
     }
     const file = await writeReport(suite === 'query' ? opt('report', 'query') : suite, result)
     process.stdout.write(`(written to ${file})\n\n`)
