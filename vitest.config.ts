@@ -1,3 +1,5 @@
+import os from 'node:os'
+import path from 'node:path'
 import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
 
@@ -7,6 +9,9 @@ import react from '@vitejs/plugin-react'
 export default defineConfig({
   plugins: [react()],
   test: {
+    // New libraries start from one template per schema (src/engine/store/template.ts), kept outside
+    // the person's own app folder; the engines the tests start in child processes inherit it.
+    env: { DOCENT_TEMPLATE_DIR: process.env['DOCENT_TEMPLATE_DIR'] ?? path.join(os.tmpdir(), 'docent-test-templates') },
     include: ['src/**/*.test.{ts,tsx}', 'evals/**/*.test.ts', 'e2e/**/*.test.ts', 'scripts/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/*.faults.test.ts', '**/*.real.test.ts'],
     environment: 'node',

@@ -26,15 +26,19 @@ interface Phases {
 }
 
 /** The child: one open, phases printed as JSON. */
-async function child(dataDir: string): Promise<void> {
+async function child(dataDir: string, templateDir: string): Promise<void> {
   const t0 = performance.now()
-  const { openPGlite } = await import('../../src/engine/store/db')
-  const { migrate } = await import('../../src/engine/store/migrations')
+  const { leaveTemplate, openPGlite } = await import('../../src/engine/store/db')
+  const { migrate, SCHEMA_MARK } = await import('../../src/engine/store/migrations')
   await import('../../src/engine/engine')
   const t1 = performance.now()
-  const db = await openPGlite(dataDir)
+  // As Engine.open does it: a new folder unpacks the template when there is one, and one that ran
+  // initdb leaves the template behind after its migrations.
+  const templates = templateDir === 'none' ? null : { dir: templateDir, schema: SCHEMA_MARK }
+  const db = await openPGlite(dataDir, { templates })
   const t2 = performance.now()
   await migrate(db)
+  await leaveTemplate(db, templates)
   const t3 = performance.now()
   await db.query('SELECT count(*) FROM collections')
   const t4 = performance.now()
@@ -50,8 +54,8 @@ async function child(dataDir: string): Promise<void> {
   process.stdout.write(JSON.stringify(phases) + '\n')
 }
 
-function runChild(dataDir: string): Phases {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(HERE, 'open.ts'), '--child', dataDir], {
+function runChild(dataDir: string, templateDir = 'none'): Phases {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(HERE, 'open.ts'), '--child', dataDir, templateDir], {
     encoding: 'utf8',
     env: { ...process.env },
   })
@@ -71,12 +75,17 @@ export async function benchOpen(opts: { runs: number }): Promise<Record<string, 
     bare.push(performance.now() - t)
   }
   const fresh: Phases[] = []
+  const first: Phases[] = []
+  const templated: Phases[] = []
   const existing: Phases[] = []
   for (let i = 0; i < opts.runs; i++) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'docent-open-'))
+    const templates = path.join(dir, 'templates')
     try {
       fresh.push(runChild(path.join(dir, 'lib')))
       existing.push(runChild(path.join(dir, 'lib')))
+      first.push(runChild(path.join(dir, 'first'), templates))
+      templated.push(runChild(path.join(dir, 'next'), templates))
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -91,11 +100,16 @@ export async function benchOpen(opts: { runs: number }): Promise<Record<string, 
     `Opening a library, no model loaded (median of ${opts.runs} fresh processes; ready = from the process's start)\n` +
       formatTable(
         ['library', 'modules ms', 'PGlite ms', 'migrations ms', 'first query ms', 'ready ms'],
-        [row('new (empty folder)', fresh), row('existing', existing)],
+        [
+          row('new, initdb (templates off)', fresh),
+          row('new, first on the machine (initdb, leaves the template)', first),
+          row('new, from the template', templated),
+          row('existing', existing),
+        ],
       ) +
       `\nbaseline: a bare node process starts and exits in ${median(bare).toFixed(0)} ms (same run)\n\n`,
   )
-  return { runs: opts.runs, bare_node_ms: bare, fresh, existing }
+  return { runs: opts.runs, bare_node_ms: bare, fresh, first_with_template: first, from_template: templated, existing }
 }
 
-if (process.argv[2] === '--child') void child(process.argv[3]!)
+if (process.argv[2] === '--child') void child(process.argv[3]!, process.argv[4] ?? 'none')

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
 import type { Db } from './store/db'
-import { openPGlite } from './store/db'
+import { leaveTemplate, openPGlite } from './store/db'
 import { NO_PGVECTOR, openPostgres, redactUrl, vectorAtLeast } from './store/pg'
 import { acquireLock, type OwnerLock, type OwnerRole } from './store/lock'
-import { migrate } from './store/migrations'
+import { SCHEMA_MARK, migrate } from './store/migrations'
 import { HNSW_SETTINGS } from './store/vector-index'
 import { collectionSlug } from './store/ids'
 import { collectionRoot, deleteCollection, failedDocuments, listCollections } from './store/collections'
@@ -13,7 +13,7 @@ import type { TokenCounter } from './ingest/chunker'
 import { resolveSearchScope, searchWithModels } from './retrieve/search'
 import { scopeInfo } from './retrieve/scope'
 import type { FusionRule } from './retrieve/fuse'
-import { defaultDataDir, defaultModelsDir } from './paths'
+import { defaultDataDir, defaultModelsDir, templatesDir } from './paths'
 import { LoadedModels, type ChatModel, type Loaded } from './models/loaded'
 import type { Embedder } from './models/runtime/embedder'
 import type { Reranker } from './models/runtime/reranker'
@@ -52,6 +52,17 @@ export interface EngineOptions {
    */
   lock?: OwnerLock
   role?: OwnerRole
+  /**
+   * Where a new data folder's template is kept (store/template.ts); null: a new folder always
+   * runs initdb. Default: the app's templates folder (paths.ts templatesDir).
+   */
+  templates?: { dir: string; schema: string } | null
+}
+
+/** The templates of new libraries where paths.ts keeps them, for this release's migrations. */
+function defaultTemplates(): EngineOptions['templates'] {
+  const dir = templatesDir()
+  return dir ? { dir, schema: SCHEMA_MARK } : null
 }
 
 export type { ChunkSource, PassageInContext }
@@ -84,8 +95,10 @@ export class Engine {
     const lock = dataDir === null ? null : (opts.lock ?? acquireLock(dataDir, { role: opts.role ?? 'engine', socket: null }))
     let db: Db | null = null
     try {
-      db = await openPGlite(dataDir)
+      const templates = opts.templates === undefined ? defaultTemplates() : opts.templates
+      db = await openPGlite(dataDir, { templates })
       await migrate(db)
+      await leaveTemplate(db, templates)
       await db.exec(`SET hnsw.ef_search = ${HNSW_SETTINGS.efSearch}; SET hnsw.iterative_scan = relaxed_order;`)
     } catch (err) {
       await db?.close().catch(() => undefined)

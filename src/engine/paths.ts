@@ -16,3 +16,10 @@ export function appHome(): string {
 
 export const defaultDataDir = (): string => path.join(appHome(), 'index')
 export const defaultModelsDir = (): string => path.join(appHome(), 'models')
+
+/** Where new libraries' templates are kept (store/template.ts); DOCENT_TEMPLATE_DIR overrides it, and `off` gives none. */
+export function templatesDir(): string | null {
+  const env = process.env['DOCENT_TEMPLATE_DIR']
+  if (env === 'off') return null
+  return env ? path.resolve(env) : path.join(appHome(), 'templates')
+}

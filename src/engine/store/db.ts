@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
+import { dropTemplate, entriesOf, readTemplate, removeNewEntries, saveTemplate } from './template'
 
 /**
  * The small query interface the engine talks to. PGlite implements it in the app; a node-postgres
@@ -34,7 +35,14 @@ class PGliteDb implements Db {
   constructor(
     private readonly pg: PGlite,
     readonly dataDir: string | null,
+    /** How a new folder became a library in this open: by initdb, from the template; null when it was one already. */
+    readonly madeBy: 'initdb' | 'template' | null = null,
   ) {}
+
+  /** The PGlite itself, for leaveTemplate() alone. */
+  get pglite(): PGlite {
+    return this.pg
+  }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<{ rows: T[] }> {
     const res = await this.pg.query<T>(sql, params)
@@ -71,13 +79,46 @@ export function holdsLibrary(dataDir: string): boolean {
   return existsSync(path.join(dataDir, 'PG_VERSION'))
 }
 
-/** Opens (creating if needed) an on-disk PGlite database with pgvector. `null` gives an in-memory one. */
-export async function openPGlite(dataDir: string | null): Promise<Db> {
+export interface OpenPGliteOptions {
+  /** Where new libraries' templates are kept (template.ts); none: a new folder always runs initdb. */
+  templates?: { dir: string; schema: string } | null
+}
+
+/**
+ * Opens (creating if needed) an on-disk PGlite database with pgvector. `null` gives an in-memory
+ * one. A new folder unpacks the template when there is one (template.ts), else runs initdb.
+ */
+export async function openPGlite(dataDir: string | null, opts: OpenPGliteOptions = {}): Promise<Db> {
   if (dataDir) await mkdir(dataDir, { recursive: true })
+  const t = opts.templates
+  const isNew = !!dataDir && !holdsLibrary(dataDir)
+  if (dataDir && isNew && t) {
+    const tar = await readTemplate(t.dir, t.schema)
+    if (tar) {
+      const before = await entriesOf(dataDir)
+      try {
+        const pg = await PGlite.create({ dataDir, loadDataDir: tar, extensions: { vector } })
+        return new PGliteDb(pg, dataDir, 'template')
+      } catch {
+        // A template that does not unpack: remove what it left, drop it, and make the library as before.
+        await removeNewEntries(dataDir, before)
+        await dropTemplate(t.dir, t.schema)
+      }
+    }
+  }
   const pg = await PGlite.create({
     // PGlite opens an in-memory database for an undefined dataDir, as for an absent one.
     dataDir: dataDir ?? undefined,
     extensions: { vector },
   })
-  return new PGliteDb(pg, dataDir)
+  return new PGliteDb(pg, dataDir, isNew ? 'initdb' : null)
+}
+
+/**
+ * After a new library's migrations, before anything else is written: leaves it behind as the
+ * template of the next new library, when it ran initdb and there is none yet (template.ts).
+ */
+export async function leaveTemplate(db: Db, templates: OpenPGliteOptions['templates']): Promise<boolean> {
+  if (!(db instanceof PGliteDb) || db.madeBy !== 'initdb' || !templates) return false
+  return saveTemplate(db.pglite, templates.dir, templates.schema)
 }
