@@ -133,7 +133,7 @@ export const ModelStatus = z.object({
   active: z.string().nullable(),
   name: z.string().nullable(),
   sizeBytes: z.number().nullable(),
-  source: z.enum(['download', 'import', 'fixture']).nullable(),
+  source: z.enum(['download', 'import', 'models-dev', 'folder']).nullable(),
   problem: z.string().nullable(),
 })
 export type ModelStatus = z.infer<typeof ModelStatus>

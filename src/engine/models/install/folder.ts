@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { exists, walkFiles } from './files'
 import {
@@ -71,7 +71,10 @@ export class ModelFolder {
     }
   }
 
-  /** A model on disk the manager did not install (e.g. a test fixture): sizes from stat, hashes unknown. */
+  /**
+   * A model on disk the manager did not install: sizes from stat, hashes unknown. Its source says
+   * who put it there when the folder's manifest.json (written by `npm run models:dev`) lists it.
+   */
   async fixture(role: ModelRole, name: string): Promise<InstalledModel> {
     const p = this.modelPath(role, name)
     const files: InstalledFile[] =
@@ -82,7 +85,7 @@ export class ModelFolder {
       role,
       name,
       path: p,
-      source: 'fixture',
+      source: (await this.devManifestLists(`${role}/${name}`)) ? 'models-dev' : 'folder',
       catalogId: null,
       repo: null,
       revision: null,
@@ -90,6 +93,25 @@ export class ModelFolder {
       files,
       totalBytes: files.reduce((a, f) => a + f.size, 0),
       installedAt: null,
+    }
+  }
+
+  /** Whether the manifest.json of `npm run models:dev` (scripts/models-dev) in this folder lists the model. */
+  private async devManifestLists(key: string): Promise<boolean> {
+    try {
+      const m = JSON.parse(await readFile(path.join(this.dir, 'manifest.json'), 'utf8')) as {
+        generator?: unknown
+        models?: unknown
+      }
+      return (
+        typeof m.generator === 'string' &&
+        m.generator.includes('models:dev') &&
+        !!m.models &&
+        typeof m.models === 'object' &&
+        key in m.models
+      )
+    } catch {
+      return false
     }
   }
 

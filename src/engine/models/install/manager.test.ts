@@ -364,7 +364,26 @@ describe('ModelManager import, status, delete, setActive', () => {
     expect(existsSync(path.join(modelsDir, 'embedding', 'broken'))).toBe(false)
   })
 
-  it('lists unrecorded models as fixtures, switches the active model and deletes atomically', async () => {
+  it('labels a model that npm run models:dev put in the folder as such, from its manifest.json', async () => {
+    const dir = path.join(modelsDir, 'embedding', 'dev-model')
+    await mkdir(path.join(dir, 'onnx'), { recursive: true })
+    await writeFile(path.join(dir, 'onnx', 'model.onnx'), 'abc')
+    const other = path.join(modelsDir, 'embedding', 'by-hand')
+    await mkdir(other, { recursive: true })
+    await writeFile(path.join(other, 'config.json'), '{}')
+    await writeFile(
+      path.join(modelsDir, 'manifest.json'),
+      JSON.stringify({ format: 1, generator: 'npm run models:dev (scripts/models-dev)', models: { 'embedding/dev-model': {} } }),
+    )
+    const models = (await new ModelManager(modelsDir).status()).find((s) => s.role === 'embedding')!.models
+    expect(models.find((m) => m.name === 'dev-model')?.source).toBe('models-dev')
+    expect(models.find((m) => m.name === 'by-hand')?.source).toBe('folder')
+    await rm(path.join(modelsDir, 'manifest.json'))
+    await rm(dir, { recursive: true })
+    await rm(other, { recursive: true })
+  })
+
+  it('lists unrecorded models as found in the folder, switches the active model and deletes atomically', async () => {
     const fixtureDir = path.join(modelsDir, 'embedding', 'fixture-model')
     await mkdir(path.join(fixtureDir, 'onnx'), { recursive: true })
     await writeFile(path.join(fixtureDir, 'config.json'), '{}')
@@ -374,7 +393,7 @@ describe('ModelManager import, status, delete, setActive', () => {
     expect(emb.active).toBeNull()
     expect(emb.installed).toBe(false)
     expect(emb.models).toHaveLength(1)
-    expect(emb.models[0]).toMatchObject({ name: 'fixture-model', source: 'fixture', totalBytes: 5 })
+    expect(emb.models[0]).toMatchObject({ name: 'fixture-model', source: 'folder', totalBytes: 5 })
     expect(emb.models[0]!.files.every((x) => x.sha256 === null)).toBe(true)
 
     await mm.setActive('embedding', 'fixture-model')

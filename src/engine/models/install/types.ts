@@ -17,14 +17,18 @@ import type { ModelRole } from '../../../shared/models'
 
 export { MODEL_ROLES, isModelRole, type ModelRole } from '../../../shared/models'
 
-/** How an installed model came to be there. 'fixture': found on disk but not installed by the manager (hashes unknown). */
-export type ModelSource = 'download' | 'import' | 'fixture'
+/**
+ * How an installed model came to be there. 'models-dev': put in the folder by `npm run models:dev`
+ * (its manifest.json lists it); 'folder': found in the folder, put there by hand or another tool.
+ * The manager installed neither, so their hashes are unknown.
+ */
+export type ModelSource = 'download' | 'import' | 'models-dev' | 'folder'
 
 export interface InstalledFile {
   /** Path relative to the model's folder (for a .gguf: the file name itself). */
   path: string
   size: number
-  /** Lower-case hex SHA-256; null only for 'fixture' models, whose files the manager never hashed. */
+  /** Lower-case hex SHA-256; null only for models the manager did not install ('models-dev', 'folder'), whose files it never hashed. */
   sha256: string | null
 }
 

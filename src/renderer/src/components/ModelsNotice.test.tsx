@@ -41,7 +41,7 @@ function status(role: ModelStatus['role'], installed: boolean): ModelStatus {
     active: name,
     name,
     sizeBytes: installed ? 1000 : null,
-    source: installed ? 'fixture' : null,
+    source: installed ? 'folder' : null,
     problem: null,
   }
 }

@@ -8,6 +8,27 @@ import { LibraryLocation } from './LibraryLocation'
 
 const ROLES: ModelRole[] = ['llm', 'embedding', 'reranker']
 
+/** Where an installed model came from, in words (ModelSource in the engine's installer). */
+const SOURCE_LABEL: Record<'download' | 'import' | 'models-dev' | 'folder', string> = {
+  download: 'downloaded',
+  import: 'imported from disk',
+  'models-dev': 'installed by npm run models:dev (from PyPI packages)',
+  folder: 'found in the models folder',
+}
+
+/** What a person can do after a failed download: the error alone ("fetch failed") says nothing. */
+export function downloadAdvice(error: string): string {
+  if (/cancel/i.test(error)) return 'Start it again when you are ready; what was downloaded is kept.'
+  if (/space|ENOSPC/i.test(error)) return 'Free some disk space, or choose a library location on another disk, then try again.'
+  if (/checksum|sha|hash|integrity/i.test(error))
+    return 'A file arrived damaged. Try again; if it keeps failing, download the files elsewhere and import them from disk below.'
+  return (
+    'Docent could not reach the model host. If this computer is offline, copy the model over and use ' +
+    '"Import a model from disk" below. If it reaches the internet through a proxy, check the proxy ' +
+    'settings of the system (or HTTPS_PROXY), then try again.'
+  )
+}
+
 export function ModelsSettings() {
   const info = useModels((s) => s.info)
   const settings = useModels((s) => s.settings)
@@ -128,9 +149,7 @@ function ModelCard({ role }: { role: ModelRole }) {
           {status.source && (
             <div className="kv-row">
               <dt>From</dt>
-              <dd>
-                {status.source === 'fixture' ? 'test fixture' : status.source === 'import' ? 'imported from disk' : 'downloaded'}
-              </dd>
+              <dd>{SOURCE_LABEL[status.source]}</dd>
             </div>
           )}
         </dl>
@@ -190,7 +209,10 @@ function ModelCard({ role }: { role: ModelRole }) {
         <>
           {download?.error && (
             <div className="notice notice-error" role="alert">
-              <AlertIcon size={14} /> <span>Download failed: {download.error}</span>
+              <AlertIcon size={14} />{' '}
+              <span>
+                Download failed: {download.error}. {downloadAdvice(download.error)}
+              </span>
             </div>
           )}
           {!status?.installed && (

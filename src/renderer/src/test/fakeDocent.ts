@@ -55,7 +55,7 @@ const defaults: Handlers = {
       active: 'fixture-embed',
       name: 'fixture-embed',
       sizeBytes: 1000,
-      source: 'fixture',
+      source: 'folder',
       problem: null,
     },
     {
@@ -64,7 +64,7 @@ const defaults: Handlers = {
       active: 'fixture-rerank',
       name: 'fixture-rerank',
       sizeBytes: 1000,
-      source: 'fixture',
+      source: 'folder',
       problem: null,
     },
     {
@@ -73,7 +73,7 @@ const defaults: Handlers = {
       active: 'fixture-llm',
       name: 'fixture-llm',
       sizeBytes: 1000,
-      source: 'fixture',
+      source: 'folder',
       problem: null,
     },
   ],
