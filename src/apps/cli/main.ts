@@ -30,7 +30,7 @@ class UsageError extends Error {}
 
 const USAGE = `Usage:
   docent ingest <folder> --collection <name> [--data <dir> | --database <url>] [--models <dir>] [--json] [--allow-empty]
-  docent search "<query>" [--collection <name>] [--version <v>|all|latest|auto] [--mode keyword|vector|hybrid] [--rerank] [-k <n>] [--data <dir> | --database <url>] [--json]
+  docent search "<query>" [--collection <name>] [--version <v>|all|latest|auto] [--mode keyword|vector|hybrid] [--rerank] [-k <n>] [--data <dir> | --database <url>] [--models <dir>] [--json]
   docent ask "<question>" [--collection <name>] [--version <v>|all|latest|auto] [--data <dir> | --database <url>] [--models <dir>] [--json] [--search-only] [--thread <id>]
   docent collections [--data <dir> | --database <url>] [--json]
   docent watch [--collection <name>...] [--data <dir> | --database <url>] [--models <dir>]
