@@ -52,6 +52,8 @@ export interface HarnessOptions {
   /** File name -> path, what pathForFile answers for dropped folders. */
   dropPaths?: Record<string, string>
   viewport?: { width: number; height: number }
+  /** A window a person can use (scripts/ui-browser.ts); headless by default. */
+  headed?: boolean
   /**
    * Test only: options given to every question the page asks (engine.ask), e.g. a scripted chat
    * model (`chat`) where the real one is too slow and not deterministic for a UI test, or a
@@ -182,7 +184,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     }
     await openLibrary()
     server = await serveStatic(rendererDir)
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS })
+    browser = await chromium.launch({
+      executablePath,
+      headless: !opts.headed,
+      args: opts.headed ? CHROMIUM_ARGS.filter((a) => a !== '--headless') : CHROMIUM_ARGS,
+    })
     const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 820 } })
     page = await context.newPage()
     page.on('console', (m) => {
