@@ -65,5 +65,7 @@ function suite(backend: StoreBackend): void {
     } finally {
       await engine.close()
     }
-  })
+    // A guard against a hang, not a speed limit: two imports of a release and a kill took 127 s on a
+    // busy 2-core machine, past the default 120 s.
+  }, 900_000)
 }
