@@ -3,6 +3,7 @@ import { open, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Engine } from '../engine'
 import { vetDocxZip } from '../ingest/parsers/docx'
+import { epubHtml } from '../ingest/parsers/epub'
 import { SUPPORTED_EXTENSIONS } from '../ingest/parsers/index'
 import type { SourceView } from '../../shared/api'
 
@@ -63,7 +64,7 @@ type Format = SourceView['format']
 export function formatOf(relativePath: string): Format {
   const ext = path.extname(relativePath).toLowerCase()
   if (ext === '.md' || ext === '.mdx' || ext === '.markdown') return 'markdown'
-  if (ext === '.html' || ext === '.htm') return 'html'
+  if (ext === '.html' || ext === '.htm' || ext === '.epub') return 'html'
   if (ext === '.pdf') return 'pdf'
   if (ext === '.docx') return 'docx'
   return 'text'
@@ -133,6 +134,13 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
   let pdfBase64: string | null = null
   if (format === 'pdf') {
     pdfBase64 = (await readBounded(file, MAX_PDF_BYTES)).toString('base64')
+  } else if (path.extname(src.path).toLowerCase() === '.epub') {
+    // Shown as HTML: the chapters' bodies in reading order (sanitized by the renderer).
+    try {
+      content = await epubHtml(await readBounded(file, MAX_DOCX_BYTES))
+    } catch (err) {
+      throw new SourceError(`This book cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
+    }
   } else if (format === 'docx') {
     // Shown as HTML (the renderer sanitizes it, as for every HTML source).
     const bytes = await readBounded(file, MAX_DOCX_BYTES)

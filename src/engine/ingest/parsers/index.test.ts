@@ -18,12 +18,13 @@ async function parseError(p: Promise<unknown>): Promise<ParseError> {
 
 describe('parserFor / SUPPORTED_EXTENSIONS', () => {
   it('maps extensions (case-insensitive) and returns null for unsupported types', () => {
-    for (const p of ['a.md', 'b/c.MDX', 'x.markdown', 'n.txt', 'n.text', 'r.rst', 'i.adoc', 'p.html', 'p.HTM', 'd.pdf', 'w.docx'])
+    for (const p of ['a.md', 'b/c.MDX', 'x.markdown', 'n.txt', 'n.text', 'r.rst', 'i.adoc', 'p.html', 'p.HTM', 'd.pdf', 'w.docx', 'b.EPUB'])
       expect(parserFor(p)).not.toBeNull()
     for (const p of ['a.doc', 'b.png', 'noext', '.md', 'x.md.bak', 'z.xlsx']) expect(parserFor(p)).toBeNull()
     expect([...SUPPORTED_EXTENSIONS].sort()).toEqual([
       '.adoc',
       '.docx',
+      '.epub',
       '.htm',
       '.html',
       '.markdown',

@@ -1,6 +1,7 @@
 import type { ParseContext, ParsedDocument, ParserFn } from '../types'
 import { ParseError } from '../types'
 import { parseDocx } from './docx'
+import { parseEpub } from './epub'
 import { decodeHtml, parseHtml, parseHtmlString } from './html'
 import { parseMarkdown, parseMarkdownString } from './markdown'
 import { parsePdf } from './pdf'
@@ -8,7 +9,7 @@ import { parseText, parseTextString } from './text'
 import { checkText, withoutControls } from './textcheck'
 
 export { checkText, isUnreadableText, stripControls, unreadableShare } from './textcheck'
-export { parseDocx, parseHtml, parseMarkdown, parsePdf, parseText }
+export { parseDocx, parseEpub, parseHtml, parseMarkdown, parsePdf, parseText }
 
 /**
  * The version of what the parsers make of a file. Bump it when a parser reads files differently:
@@ -18,8 +19,10 @@ export { parseDocx, parseHtml, parseMarkdown, parsePdf, parseText }
  * PDF headings are siblings (issue 26).
  */
 export const PARSERS_VERSION = 2
+// New formats (EPUB) need no bump: files of a type that was not read were never imported, and are
+// read on the next sync.
 
-type Format = 'markdown' | 'text' | 'html' | 'pdf' | 'docx'
+type Format = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub'
 
 const BY_EXTENSION: Record<string, Format> = {
   '.md': 'markdown',
@@ -34,6 +37,7 @@ const BY_EXTENSION: Record<string, Format> = {
   '.htm': 'html',
   '.pdf': 'pdf',
   '.docx': 'docx',
+  '.epub': 'epub',
 }
 
 /** File extensions (lower case, with the dot) that Docent can read. */
@@ -45,6 +49,7 @@ const PARSERS: Record<Format, ParserFn> = {
   html: parseHtml,
   pdf: parsePdf,
   docx: parseDocx,
+  epub: parseEpub,
 }
 
 function extensionOf(relativePath: string): string {
