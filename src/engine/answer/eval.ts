@@ -198,7 +198,9 @@ export async function evalAnswers(
   for (const q of questions) {
     const t0 = performance.now()
     const result: AskResult = await engine.ask(
-      { question: q.question, scope: { collections: [opts.collection], version: q.version ?? 'all' } },
+      // A null version is a question whose asker chose none: the version it names (if any) is
+      // inferred, as the app and the retrieval eval ask ('auto'); 'all' would skip the release rules.
+      { question: q.question, scope: { collections: [opts.collection], version: q.version ?? 'auto' } },
       {
         mode: config.mode,
         rerank: config.rerank,
