@@ -93,14 +93,24 @@ describe('browser e2e harness', () => {
     expect(h.openedExternally).toEqual([path.join(docs, 'guide/intro.md')])
   })
 
-  it('takes screenshots into docs/screenshots and e2e/artifacts', async () => {
-    const files = await h.screenshot('harness-smoke')
-    expect(files.map((f) => path.relative(repoRoot, f))).toEqual([
-      'docs/screenshots/harness-smoke.png',
-      'e2e/artifacts/harness-smoke.png',
-    ])
-    for (const f of files) expect((await stat(f)).size).toBeGreaterThan(1000)
-    // The stand-in page is not documentation: keep only the (git-ignored) artifact.
-    await rm(files[0]!)
+  it('takes screenshots into e2e/artifacts, and into docs/screenshots only when asked (npm run screenshots:ui)', async () => {
+    const before = process.env['DOCENT_UPDATE_SCREENSHOTS']
+    try {
+      delete process.env['DOCENT_UPDATE_SCREENSHOTS']
+      const plain = await h.screenshot('harness-smoke')
+      expect(plain.map((f) => path.relative(repoRoot, f))).toEqual(['e2e/artifacts/harness-smoke.png'])
+      process.env['DOCENT_UPDATE_SCREENSHOTS'] = '1'
+      const files = await h.screenshot('harness-smoke')
+      expect(files.map((f) => path.relative(repoRoot, f))).toEqual([
+        'docs/screenshots/harness-smoke.png',
+        'e2e/artifacts/harness-smoke.png',
+      ])
+      for (const f of files) expect((await stat(f)).size).toBeGreaterThan(1000)
+      // The stand-in page is not documentation: keep only the (git-ignored) artifact.
+      await rm(files[0]!)
+    } finally {
+      if (before === undefined) delete process.env['DOCENT_UPDATE_SCREENSHOTS']
+      else process.env['DOCENT_UPDATE_SCREENSHOTS'] = before
+    }
   })
 })
