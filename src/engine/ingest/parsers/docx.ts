@@ -5,7 +5,7 @@ import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { walkHtml } from './html'
-import { looksLikeZip, openZip, type ZipArchive } from './zip'
+import { checkUnpackedSizes, looksLikeZip, MAX_UNPACKED, openZip, type ZipArchive } from './zip'
 
 /**
  * DOCX via mammoth (to HTML) and the HTML walker, so Word headings (Heading 1..6, Title) become
@@ -17,17 +17,9 @@ import { looksLikeZip, openZip, type ZipArchive } from './zip'
  * changes beyond what mammoth applies, embedded objects.
  */
 
-const MAX_TOTAL = 200 * 1024 * 1024
-const MAX_RATIO = 200
-const RATIO_MIN_SIZE = 10 * 1024 * 1024
-
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]
 
 const invalid = (reason: string) => new ParseError(`file is not a valid DOCX (${reason})`)
-
-function mb(n: number): string {
-  return `${Math.round(n / (1024 * 1024))} MB`
-}
 
 /** Refuse archives that are not a DOCX or would unpack to far too much. Returns the opened archive. */
 export async function vetDocxZip(bytes: Uint8Array): Promise<ZipArchive> {
@@ -39,16 +31,7 @@ export async function vetDocxZip(bytes: Uint8Array): Promise<ZipArchive> {
   if (!looksLikeZip(bytes)) throw invalid('not a zip archive')
   const zip = await openZip(bytes, invalid)
   const { entries } = zip
-  let total = 0
-  for (const e of entries) {
-    total += e.uncompressedSize
-    if (e.uncompressedSize > RATIO_MIN_SIZE && e.uncompressedSize / Math.max(1, e.compressedSize) > MAX_RATIO) {
-      throw new ParseError(
-        `DOCX looks like a zip bomb (${e.name} would unpack ${mb(e.uncompressedSize)} from ${e.compressedSize} bytes)`,
-      )
-    }
-  }
-  if (total > MAX_TOTAL) throw new ParseError(`DOCX is too large when unpacked (${mb(total)}; the limit is ${mb(MAX_TOTAL)})`)
+  checkUnpackedSizes(entries, 'DOCX')
   if (!entries.some((e) => e.name === 'word/document.xml')) {
     if (entries.some((e) => e.name === 'xl/workbook.xml')) throw invalid('it is an Excel workbook')
     if (entries.some((e) => e.name === 'ppt/presentation.xml')) throw invalid('it is a PowerPoint presentation')
@@ -56,7 +39,7 @@ export async function vetDocxZip(bytes: Uint8Array): Promise<ZipArchive> {
   }
   // The parts mammoth reads must really unpack to their declared sizes (a lying header is a bomb).
   for (const e of entries) {
-    if (/\.(xml|rels)$/i.test(e.name)) await zip.read(e, MAX_TOTAL, 'DOCX')
+    if (/\.(xml|rels)$/i.test(e.name)) await zip.read(e, MAX_UNPACKED, 'DOCX')
   }
   return zip
 }

@@ -5,7 +5,7 @@ import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { walkHtml } from './html'
-import { looksLikeZip, openZip, type ZipArchive, type ZipEntry } from './zip'
+import { checkUnpackedSizes, looksLikeZip, MAX_UNPACKED, openZip, type ZipArchive, type ZipEntry } from './zip'
 
 /**
  * EPUB (2 and 3): the book's own reading order. META-INF/container.xml names the package file
@@ -18,9 +18,6 @@ import { looksLikeZip, openZip, type ZipArchive, type ZipEntry } from './zip'
  * books (their chapters are encrypted: refused with a reason), fixed-layout pages' positions.
  */
 
-const MAX_TOTAL = 200 * 1024 * 1024
-const MAX_RATIO = 200
-const RATIO_MIN_SIZE = 10 * 1024 * 1024
 const XHTML = new Set(['application/xhtml+xml', 'text/html', 'application/x-dtbook+xml'])
 
 const invalid = (reason: string) => new ParseError(`file is not a valid EPUB (${reason})`)
@@ -28,16 +25,7 @@ const invalid = (reason: string) => new ParseError(`file is not a valid EPUB (${
 async function vet(bytes: Uint8Array): Promise<ZipArchive> {
   if (!looksLikeZip(bytes)) throw invalid('not a zip archive')
   const zip = await openZip(bytes, invalid)
-  let total = 0
-  for (const e of zip.entries) {
-    total += e.uncompressedSize
-    if (e.uncompressedSize > RATIO_MIN_SIZE && e.uncompressedSize / Math.max(1, e.compressedSize) > MAX_RATIO)
-      throw new ParseError(
-        `EPUB looks like a zip bomb (${e.name} would unpack ${e.uncompressedSize} bytes from ${e.compressedSize})`,
-      )
-  }
-  if (total > MAX_TOTAL)
-    throw new ParseError(`EPUB is too large when unpacked (${Math.round(total / 2 ** 20)} MB; the limit is 200 MB)`)
+  checkUnpackedSizes(zip.entries, 'EPUB')
   if (zip.entries.some((e) => e.name === 'META-INF/encryption.xml' && e.uncompressedSize > 0)) {
     const enc = await readText(
       zip,
@@ -54,7 +42,7 @@ async function vet(bytes: Uint8Array): Promise<ZipArchive> {
 }
 
 async function readText(zip: ZipArchive, entry: ZipEntry): Promise<string> {
-  return new TextDecoder('utf-8').decode(await zip.read(entry, MAX_TOTAL, 'EPUB')).replace(/^\uFEFF/, '')
+  return new TextDecoder('utf-8').decode(await zip.read(entry, MAX_UNPACKED, 'EPUB')).replace(/^\uFEFF/, '')
 }
 
 /** Elements of an XML part, in order, with their attributes (names lower-cased, prefixes kept). */

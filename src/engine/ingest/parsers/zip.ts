@@ -20,6 +20,31 @@ export interface ZipArchive {
   read(entry: ZipEntry, cap: number, label?: string): Promise<Uint8Array>
 }
 
+const MAX_TOTAL = 200 * 1024 * 1024
+const MAX_RATIO = 200
+const RATIO_MIN_SIZE = 10 * 1024 * 1024
+const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`
+
+/** What a zip-based document (DOCX, EPUB) may unpack to in all: 200 MB. */
+export const MAX_UNPACKED = MAX_TOTAL
+
+/**
+ * Refuses an archive whose declared sizes would unpack to far too much: over 200 MB in all, or a
+ * large entry compressed more than 200:1 (a zip bomb). `what` names the format in the reason.
+ */
+export function checkUnpackedSizes(entries: ZipEntry[], what: string): void {
+  let total = 0
+  for (const e of entries) {
+    total += e.uncompressedSize
+    if (e.uncompressedSize > RATIO_MIN_SIZE && e.uncompressedSize / Math.max(1, e.compressedSize) > MAX_RATIO) {
+      throw new ParseError(
+        `${what} looks like a zip bomb (${e.name} would unpack ${mb(e.uncompressedSize)} from ${e.compressedSize} bytes)`,
+      )
+    }
+  }
+  if (total > MAX_TOTAL) throw new ParseError(`${what} is too large when unpacked (${mb(total)}; the limit is ${mb(MAX_TOTAL)})`)
+}
+
 export function looksLikeZip(b: Uint8Array): boolean {
   return (
     b.length >= 4 &&
