@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import type { Db } from './store/db'
 import { leaveTemplate, openPGlite } from './store/db'
+import type { TemplatePlace } from './store/template'
 import { NO_PGVECTOR, openPostgres, redactUrl, vectorAtLeast } from './store/pg'
 import { acquireLock, type OwnerLock, type OwnerRole } from './store/lock'
 import { SCHEMA_MARK, migrate } from './store/migrations'
@@ -56,7 +57,7 @@ export interface EngineOptions {
    * Where a new data folder's template is kept (store/template.ts); null: a new folder always
    * runs initdb. Default: the app's templates folder (paths.ts templatesDir).
    */
-  templates?: { dir: string; schema: string } | null
+  templates?: TemplatePlace | null
 }
 
 /** The templates of new libraries where paths.ts keeps them, for this release's migrations. */

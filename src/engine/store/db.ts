@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
-import { dropTemplate, entriesOf, readTemplate, removeNewEntries, saveTemplate } from './template'
+import { dropTemplate, entriesOf, readTemplate, removeNewEntries, saveTemplate, type TemplatePlace } from './template'
 
 /**
  * The small query interface the engine talks to. PGlite implements it in the app; a node-postgres
@@ -81,7 +81,7 @@ export function holdsLibrary(dataDir: string): boolean {
 
 export interface OpenPGliteOptions {
   /** Where new libraries' templates are kept (template.ts); none: a new folder always runs initdb. */
-  templates?: { dir: string; schema: string } | null
+  templates?: TemplatePlace | null
 }
 
 /**
@@ -118,7 +118,7 @@ export async function openPGlite(dataDir: string | null, opts: OpenPGliteOptions
  * After a new library's migrations, before anything else is written: leaves it behind as the
  * template of the next new library, when it ran initdb and there is none yet (template.ts).
  */
-export async function leaveTemplate(db: Db, templates: OpenPGliteOptions['templates']): Promise<boolean> {
+export async function leaveTemplate(db: Db, templates: TemplatePlace | null | undefined): Promise<boolean> {
   if (!(db instanceof PGliteDb) || db.madeBy !== 'initdb' || !templates) return false
   return saveTemplate(db.pglite, templates.dir, templates.schema)
 }

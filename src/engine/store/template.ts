@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { gzipSync } from 'node:zlib'
+import { promisify } from 'node:util'
+import { gzip } from 'node:zlib'
 import type { PGlite } from '@electric-sql/pglite'
 
 /**
@@ -19,6 +20,12 @@ import type { PGlite } from '@electric-sql/pglite'
 // Bumped with package.json's pins: a template holds the on-disk format of exactly these releases.
 export const PGLITE = '0.5.14'
 export const PGVECTOR = '0.0.15'
+
+/** Where new libraries' templates are kept, and the schema they must hold (migrations.ts SCHEMA_MARK). */
+export interface TemplatePlace {
+  dir: string
+  schema: string
+}
 
 export function templateFile(dir: string, schema: string): string {
   return path.join(dir, `library-pglite-${PGLITE}-pgvector-${PGVECTOR}-${schema}.tar.gz`)
@@ -53,7 +60,8 @@ export async function saveTemplate(pg: PGlite, dir: string, schema: string): Pro
     const tar = Buffer.from(await (await pg.dumpDataDir('none')).arrayBuffer())
     await mkdir(dir, { recursive: true })
     const tmp = `${file}.${process.pid}.tmp`
-    await writeFile(tmp, gzipSync(postgresFilesOnly(tar)))
+    // Compressed off the event loop (zlib's thread pool): the tarball is tens of MB.
+    await writeFile(tmp, await promisify(gzip)(postgresFilesOnly(tar)))
     await rename(tmp, file)
     return true
   } catch {
