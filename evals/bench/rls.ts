@@ -8,10 +8,10 @@ import { ensureVectorIndex } from '../../src/engine/store/vector-index'
 import { retrieveKeyword } from '../../src/engine/retrieve/keyword'
 import { retrieveVector } from '../../src/engine/retrieve/vector'
 import { resolveScope, type ResolvedScope } from '../../src/engine/retrieve/scope'
-import { installPgserver, startPostgres, stopPostgres } from '../../src/test-support/pg-server'
-import { repoRoot, tempDir } from '../../src/test-support/paths'
+import { tempDir } from '../../src/test-support/paths'
 import { chunkSet, DIMS, K, makeQueries, MODEL, timedSearch, writeChunkSet, type BenchQuery } from './corpus'
 import { pct, printTable, r1 } from './machine'
+import { benchPostgres } from './server'
 
 /**
  * `bench -- rls`: what row-level security (migration 8, ADR 0011) costs a reader of a team library.
@@ -95,15 +95,7 @@ function sameShare(a: string[], b: string[]): number {
 
 export async function benchRls(opts: RlsBenchOptions): Promise<Record<string, unknown>> {
   const scratch = await tempDir('docent-bench-rls-')
-  let url = opts.database
-  let stop = () => {}
-  if (!url) {
-    const install = path.join(repoRoot, '.pg')
-    installPgserver(install, { log: (s) => process.stderr.write(`bench: ${s}\n`) })
-    const data = path.join(scratch.dir, 'pgdata')
-    url = (await startPostgres(install, data)).url
-    stop = () => stopPostgres(install, data)
-  }
+  const { url, stop } = await benchPostgres(opts.database, scratch.dir)
   const tag = `${process.pid}`
   const db = `docent_bench_rls_${tag}`
   const owner = `docent_bench_owner_${tag}`

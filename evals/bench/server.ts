@@ -41,17 +41,22 @@ const KINDS: SearchKind[] = ['keyword', 'vector', 'hybrid']
 const WORKER = path.join(repoRoot, 'evals/bench/server-worker.ts')
 const load = () => r1(os.loadavg()[0]!)
 
+/**
+ * The server a bench runs on: the one given (--database), or else one started from .pg (as
+ * `npm run pg:dev` installs it) on a throwaway data folder in `scratch`, fsync on; stop() ends it.
+ */
+export async function benchPostgres(database: string | null, scratch: string): Promise<{ url: string; stop: () => void }> {
+  if (database) return { url: database, stop: () => {} }
+  const install = path.join(repoRoot, '.pg')
+  installPgserver(install, { log: (s) => process.stderr.write(`bench: ${s}\n`) })
+  const data = path.join(scratch, 'pgdata')
+  const { url } = await startPostgres(install, data)
+  return { url, stop: () => stopPostgres(install, data) }
+}
+
 export async function benchServer(opts: ServerBenchOptions): Promise<Record<string, unknown>> {
   const scratch = await tempDir('docent-bench-server-')
-  let url = opts.database
-  let stop = () => {}
-  if (!url) {
-    const install = path.join(repoRoot, '.pg')
-    installPgserver(install, { log: (s) => process.stderr.write(`bench: ${s}\n`) })
-    const data = path.join(scratch.dir, 'pgdata')
-    url = (await startPostgres(install, data)).url
-    stop = () => stopPostgres(install, data)
-  }
+  const { url, stop } = await benchPostgres(opts.database, scratch.dir)
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   const databases: string[] = []
