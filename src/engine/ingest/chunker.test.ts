@@ -30,6 +30,26 @@ describe('chunkDocument', () => {
     expect(chunks[0]!.text).toBe('Alpha text.')
   })
 
+  it('splits a long table between rows and starts every piece with its header row', () => {
+    const rows = Array.from({ length: 120 }, (_, i) => `| part-${i} | ${i * 3} mm | steel |`)
+    const table = ['| Part | Length | Material |', '| --- | ---: | --- |', ...rows].join('\n')
+    const chunks = chunkDocument(
+      doc([{ headings: ['Parts'], level: 2, blocks: [{ kind: 'table', text: table }] }]),
+      approximateTokenCounter,
+      { maxTokens: 120, overlapTokens: 20 },
+    )
+    expect(chunks.length).toBeGreaterThan(4)
+    for (const c of chunks) {
+      expect(c.text.startsWith('| Part | Length | Material |\n| --- | ---: | --- |\n| part-')).toBe(true)
+      expect(
+        approximateTokenCounter.count(c.breadcrumb.join(' > ')) + 2 + approximateTokenCounter.count(c.text),
+      ).toBeLessThanOrEqual(120)
+    }
+    // Every row is kept exactly once, in order.
+    const kept = chunks.flatMap((c) => c.text.split('\n').slice(2))
+    expect(kept).toEqual(rows)
+  })
+
   it('splits long sections under the budget with overlap, counting the breadcrumb', () => {
     const text = words(300)
     const chunks = chunkDocument(doc([{ headings: ['Long'], level: 2, blocks: [{ kind: 'paragraph', text }] }]), wordCounter, {

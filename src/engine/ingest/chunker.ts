@@ -49,8 +49,9 @@ export interface Chunk {
   tokenCount: number
 }
 
+// v4: a table split across chunks repeats its header row in every piece (issue 26).
 export function chunkerSignature(counter: TokenCounter, opts: ChunkOptions = DEFAULT_CHUNK_OPTIONS): string {
-  return `chunker-v3;max=${opts.maxTokens};overlap=${opts.overlapTokens};tok=${counter.id}`
+  return `chunker-v4;max=${opts.maxTokens};overlap=${opts.overlapTokens};tok=${counter.id}`
 }
 
 /** The text given to the embedding model for a chunk: its breadcrumb line, then its text. */
@@ -107,6 +108,23 @@ function splitToBudget(text: string, budget: number, counter: TokenCounter, byLi
   }
   flush()
   return out
+}
+
+/**
+ * A Markdown table too long for one chunk is split between rows, and every piece starts with the
+ * table's header row and its separator: a row of a parts list or a spreadsheet means nothing
+ * without the column names, for the reader of a cited passage and for the embedder alike.
+ * A table without a separator line (not Markdown) is split by lines as any other text.
+ */
+function splitTable(text: string, budget: number, counter: TokenCounter): string[] {
+  const lines = text.split('\n')
+  const sep = lines.findIndex((l) => /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/.test(l))
+  if (sep < 1 || sep > 3) return splitToBudget(text, budget, counter, true)
+  const head = lines.slice(0, sep + 1).join('\n')
+  const rowBudget = budget - counter.count(head + '\n')
+  // A header so wide that no row fits beside it: the rows go out on their own rather than not at all.
+  if (rowBudget < 16) return splitToBudget(text, budget, counter, true)
+  return splitToBudget(lines.slice(sep + 1).join('\n'), rowBudget, counter, true).map((rows) => head + '\n' + rows)
 }
 
 function tailForOverlap(text: string, overlapTokens: number, counter: TokenCounter): string {
@@ -187,6 +205,10 @@ function sectionUnits(section: ParsedSection, budget: number, counter: TokenCoun
     const prose = block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote'
     if (counter.count(text) <= budget) {
       units.push({ text, page: block.page, prose })
+      continue
+    }
+    if (block.kind === 'table') {
+      for (const p of splitTable(text, budget, counter)) units.push({ text: p, page: block.page, prose })
       continue
     }
     const inner = block.kind === 'code' ? block.text : text
