@@ -225,7 +225,8 @@ export type ClaimTrace = z.infer<typeof ClaimTrace>
 /** A term the question asks about, and where the collection mentions it (release.ts). */
 export const KeyTermTrace = z.object({
   term: z.string(),
-  form: z.enum(['identifier', 'quoted', 'word']),
+  /** `phrase`: two adjacent content words that name a feature together ("URL mode", "form mode"). */
+  form: z.enum(['identifier', 'quoted', 'word', 'phrase']),
   /** Passages of the scoped releases (and unversioned ones) that contain it, authoritative kinds apart. */
   in_scope_authoritative: z.number().int(),
   in_scope_other: z.number().int(),

@@ -23,6 +23,12 @@ const FILES: Record<string, string> = {
     '## Structured Content\n\nA tool may also return structuredContent, a JSON object checked against its outputSchema.\n',
   'specification/2.0/tasks.md':
     '# Tasks\n\n## Tasks\n\nA task tracks a long-running request; poll it with tasks/get until it completes.\n\n## Task Status\n\nA task is working, completed, failed or cancelled.\n',
+  // Both releases have elicitation, and "url" and "mode" are ordinary words of 1.0; only 2.0 has its URL mode.
+  'specification/1.0/elicitation.md':
+    '# Elicitation\n\n## Requests\n\nA server asks the user for input in a form, in plain mode, and may put a URL in its message.\n',
+  'specification/2.0/elicitation.md':
+    '# Elicitation\n\n## Form Requests\n\nA server asks the user for input in a form.\n\n## URL Mode Elicitation\n\nIn URL mode the server sends the user to a web page.\n\n' +
+    '## URL Mode Flow\n\nThe client opens the URL mode page after the user consents.\n',
   // A guide of release 1.0 that describes a feature its specification does not have.
   'guides/1.0/overview.md':
     '# Overview\n\n## What servers offer\n\nServers offer tools, and tasks for long-running work, which clients poll until they complete.\n',
@@ -30,7 +36,18 @@ const FILES: Record<string, string> = {
 }
 // Sections of other subjects, so that no term of the tests is in a large share of the specification.
 for (const v of ['1.0', '2.0'])
-  for (const topic of ['Lifecycle', 'Transports', 'Logging', 'Pagination', 'Cancellation', 'Progress', 'Ping', 'Roots', 'Sampling', 'Completion'])
+  for (const topic of [
+    'Lifecycle',
+    'Transports',
+    'Logging',
+    'Pagination',
+    'Cancellation',
+    'Progress',
+    'Ping',
+    'Roots',
+    'Sampling',
+    'Completion',
+  ])
     FILES[`specification/${v}/${topic.toLowerCase()}.md`] =
       `# ${topic}\n\n## Overview\n\nThe ${topic.toLowerCase()} section of release ${v} describes its messages and their order.\n\n## Messages\n\nEach message has a method and params.\n`
 
@@ -66,9 +83,12 @@ describe('release rules on a real engine', () => {
   }
 
   it('takes names, quoted names and feature words from the question, leaving version mentions and framing words out', () => {
-    const terms = keyTermsOf('In the 1.0 spec, how do I return `structuredContent` with an outputSchema via tools/call? Is PKCE supported?', {
-      known: ['1.0', '2.0'],
-    })
+    const terms = keyTermsOf(
+      'In the 1.0 spec, how do I return `structuredContent` with an outputSchema via tools/call? Is PKCE supported?',
+      {
+        known: ['1.0', '2.0'],
+      },
+    )
     expect(terms.map((t) => [t.term, t.form])).toEqual(
       expect.arrayContaining([
         ['structuredcontent', 'quoted'],
@@ -97,6 +117,32 @@ describe('release rules on a real engine', () => {
     const { result } = await ask('How does audio content work in the 1.0 spec?', 'auto', chat)
     expect(chat.calls).toHaveLength(0)
     expect(result.explanation).toBe('The 1.0 docs never mention audio; it first appears in 2.0.')
+  })
+
+  it('counts two ordinary words that name a feature together as a phrase the release never mentions', async () => {
+    const chat = new ScriptedChat([])
+    const { result, trace } = await ask('How do I use URL mode elicitation to send the user to a web page?', '1.0', chat)
+    expect(chat.calls).toHaveLength(0)
+    expect(result.explanation).toBe('The 1.0 docs never mention URL mode; it first appears in 2.0.')
+    const phrase = trace.release!.terms.find((t) => t.term === 'url mode')!
+    expect(phrase).toMatchObject({ form: 'phrase', in_scope_authoritative: 0, elsewhere: 2 })
+    // Each word alone is in 1.0: the words rule could not tell.
+    for (const w of ['url', 'mode', 'elicitation'])
+      expect(trace.release!.terms.find((t) => t.term === w)!.in_scope_authoritative, w).toBeGreaterThan(0)
+  })
+
+  it('leaves a phrase question to the model in the release that has the feature', async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        const n = /<passage n="(\d+)" section="Elicitation &gt; URL Mode Elicitation"/.exec(args.user)![1]
+        return reply(`In URL mode the server sends the user to a web page [${n}].`, [Number(n)])
+      },
+    ])
+    const { result, trace } = await ask('How does URL mode elicitation work?', '2.0', chat)
+    expect(chat.calls).toHaveLength(1)
+    expect(result.abstained).toBe(false)
+    // Its specification passage is cited, though only its heading says "elicitation".
+    expect(trace.release).toMatchObject({ verdict: 'mentioned', must_cite_authoritative: true, cited_authoritative: true })
   })
 
   it('says when only a guide of the release mentions the feature its specification lacks', async () => {
@@ -129,7 +175,11 @@ describe('release rules on a real engine', () => {
         return reply(`Call a tool after you install the server package [${n}].`, [Number(n)])
       },
     ])
-    const { result, trace } = await ask('How does a client call a tool with tools/call after installing the server package?', '1.0', chat)
+    const { result, trace } = await ask(
+      'How does a client call a tool with tools/call after installing the server package?',
+      '1.0',
+      chat,
+    )
     expect(chat.calls).toHaveLength(1)
     expect(result).toMatchObject({ abstained: true, reason: 'not_in_context' })
     expect(result.explanation).toContain('does not rest on the 1.0 specification')

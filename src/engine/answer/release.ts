@@ -20,6 +20,11 @@ import { contentWords } from './sentences'
  *  - After the model: when the release's authoritative sources do mention the term, the answer
  *    must cite at least one authoritative passage of that release that contains it.
  *
+ * A feature can be named by two common words together ("URL mode elicitation" in a release that
+ * has elicitation but not its URL mode): two adjacent words of the question that stand together in
+ * a short section title are a phrase term, counted as a phrase, and its absence counts as a
+ * feature word's does.
+ *
  * The counts come from the keyword index (one grouped statement over the GIN index per question).
  */
 
@@ -84,14 +89,39 @@ export function keyTermsOf(question: string, scope: Pick<ResolvedScope, 'known'>
       out.set(t, { term: t, form: 'word', acronym: true, spelling: m[0].replace(/s$/, '') })
   }
   const inNames = [...out.keys()].join(' ')
+  const acronyms = new Set([...out.values()].filter((t) => t.acronym).map((t) => t.term))
+  const plain = (word: string, acronymOk = false) => {
+    const [stem] = contentWords(word)
+    if (!stem || FRAMING.has(stem) || word.length < 3 || /-/.test(word)) return false
+    return !inNames.includes(word) || (acronymOk && acronyms.has(word))
+  }
   for (const m of text.matchAll(/[\p{L}][\p{L}'-]*/gu)) {
     const word = m[0].toLowerCase()
-    const [stem] = contentWords(word)
-    if (!stem || FRAMING.has(stem) || word.length < 3 || inNames.includes(word) || /-/.test(word)) continue
-    if (!out.has(word)) out.set(word, { term: word, form: 'word', spelling: m[0] })
+    if (plain(word) && !out.has(word)) out.set(word, { term: word, form: 'word', spelling: m[0] })
   }
+  for (const [a, b] of adjacentPairs(text))
+    // An acronym may be one of the two words ("URL mode").
+    if (plain(a.toLowerCase(), true) && plain(b.toLowerCase(), true)) {
+      const term = `${a} ${b}`.toLowerCase()
+      if (!out.has(term)) out.set(term, { term, form: 'phrase', spelling: `${a} ${b}` })
+    }
   return [...out.values()]
 }
+
+/** Pairs of words that stand next to each other, with only spaces between (not across punctuation). */
+function adjacentPairs(text: string): [string, string][] {
+  const out: [string, string][] = []
+  const words = [...text.matchAll(/[\p{L}][\p{L}'-]*/gu)]
+  for (let i = 1; i < words.length; i++) {
+    const prev = words[i - 1]!
+    const between = text.slice(prev.index! + prev[0].length, words[i]!.index)
+    if (/^ +$/.test(between)) out.push([prev[0], words[i]![0]])
+  }
+  return out
+}
+
+/** A phrase's key, as the feature index holds it: the stems of its two words. */
+const phraseKey = (phrase: string) => contentWords(phrase).join(' ')
 
 /**
  * Words that name a feature of the collection: words of a short section title (at most two
@@ -100,7 +130,7 @@ export function keyTermsOf(question: string, scope: Pick<ResolvedScope, 'known'>
  * turns up inside longer titles and sentences is not a feature, and its absence from a release
  * says nothing.
  */
-async function featureWords(db: Queryable, collections: string[], kinds: readonly string[]): Promise<Set<string>> {
+async function featureWords(db: Queryable, collections: string[], kinds: readonly string[]): Promise<Features> {
   const { rows } = await db.query<{ heading: string }>(
     `SELECT DISTINCT heading FROM chunks
       WHERE collection_id = ANY($1::text[])
@@ -108,14 +138,28 @@ async function featureWords(db: Queryable, collections: string[], kinds: readonl
               SELECT 1 FROM chunks a WHERE a.collection_id = ANY($1::text[]) AND a.kind = ANY($2::text[])))`,
     [collections, [...kinds]],
   )
-  const out = new Set<string>()
+  const out: Features = { words: new Set(), phrases: new Set() }
   for (const r of rows)
     // A breadcrumb's levels, and the names of small sections packed into one chunk ("after · ready").
     for (const segment of r.heading.split(/ > | · /)) {
       const words = contentWords(segment)
-      if (words.length > 0 && words.length <= 2) for (const w of words) out.add(w)
+      if (words.length > 0 && words.length <= 2) for (const w of words) out.words.add(w)
+      // Two adjacent words of a title of up to four ("URL Mode Flow", "URL Mode Elicitation
+      // Requests") name a feature together, though each alone ("URL", "mode") is common.
+      if (words.length >= 2 && words.length <= 4)
+        for (const [a, b] of adjacentPairs(segment)) {
+          const key = phraseKey(`${a} ${b}`)
+          if (key.split(' ').length === 2) out.phrases.add(key)
+        }
     }
   return out
+}
+
+interface Features {
+  /** Stems of the words of short section titles. */
+  words: Set<string>
+  /** Stem pairs of adjacent words in section titles of two to four words. */
+  phrases: Set<string>
 }
 
 interface TermCount {
@@ -136,6 +180,7 @@ async function countTerms(
   const { rows } = await db.query<{ term: string; version: string | null; auth: boolean; n: number }>(
     `WITH t AS (
         SELECT term, CASE WHEN form = 'word' THEN plainto_tsquery('english', term)
+                          WHEN form = 'phrase' THEN phraseto_tsquery('english', term)
                           ELSE quote_literal(term)::tsquery END AS q
           FROM unnest($1::text[], $2::text[]) AS u(term, form)
      )
@@ -210,8 +255,11 @@ export async function checkRelease(
       elsewhere: sum((c) => !inScope(c.version)),
       elsewhere_authoritative: sum((c) => !inScope(c.version) && c.authoritative),
       first_version: (released[0] ?? others.sort(compareVersions)[0]) || null,
-      feature: t.form !== 'word' || features.has(contentWords(t.term)[0] ?? t.term),
-      name: t.form !== 'word' || !!t.acronym,
+      feature:
+        t.form === 'phrase'
+          ? features.phrases.has(phraseKey(t.term))
+          : t.form !== 'word' || features.words.has(contentWords(t.term)[0] ?? t.term),
+      name: (t.form !== 'word' && t.form !== 'phrase') || !!t.acronym,
       spelling: t.spelling,
     }
   })
@@ -242,7 +290,7 @@ export async function checkRelease(
       t.in_scope_other > 0 &&
       t.elsewhere_authoritative > 0 &&
       t.feature &&
-      (t.form !== 'word' || t.elsewhere_authoritative >= WORD_MIN_ELSEWHERE),
+      (t.form !== 'word' && t.form !== 'phrase' ? true : t.elsewhere_authoritative >= WORD_MIN_ELSEWHERE),
   )
   if (guidesOnly) {
     trace.verdict = 'guides_only'
@@ -255,7 +303,10 @@ export async function checkRelease(
   }
   const specific = (t: (typeof traced)[number]) =>
     t.form !== 'word' || (t.in_scope_authoritative + t.elsewhere_authoritative) / authoritativeTotal <= SPECIFIC_SHARE
-  const mustCite = traced.filter((t) => t.in_scope_authoritative > 0 && t.feature && specific(t)).map((t) => t.term)
+  // A phrase only tells that a release lacks a feature; the words of one it has are cited as words.
+  const mustCite = traced
+    .filter((t) => t.form !== 'phrase' && t.in_scope_authoritative > 0 && t.feature && specific(t))
+    .map((t) => t.term)
   trace.must_cite_authoritative = mustCite.length > 0
   return { trace, explanation: null, mustCite }
 }

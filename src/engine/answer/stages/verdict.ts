@@ -36,7 +36,8 @@ export async function conclude(
   trace.claims = v.claims
   const closest = passages.map((p) => toClosest(hitOf(p), run.standalone))
   const abstain = (reason: 'not_in_context' | 'unverifiable_citations', explanation: string | null) => {
-    trace.verification = reason === 'not_in_context' ? { result: 'not_in_context' } : { result: 'unverifiable_citations', problems: v.problems }
+    trace.verification =
+      reason === 'not_in_context' ? { result: 'not_in_context' } : { result: 'unverifiable_citations', problems: v.problems }
     return run.finish(
       {
         ...base,
@@ -105,7 +106,7 @@ function answersTheQuestion(kept: (ReplySentence & { added?: 'procedure' })[], r
 
 /**
  * The release's authoritative sources mention what the question asks about: an answer stands only
- * if it cites at least one of them (of that release) that contains the term.
+ * if it cites at least one of them (of that release) that contains the term, in its text or heading.
  */
 function authoritativeRefusal(
   kept: ReplySentence[],
@@ -120,8 +121,11 @@ function authoritativeRefusal(
   const cited = [...new Set(kept.flatMap((s) => s.cites))].map((n) => byN.get(n)!).filter(Boolean)
   const ok = cited.some((p) => {
     if (!p.kind || !kinds.has(p.kind) || !p.version || !rule.releases!.includes(p.version)) return false
-    const text = p.text.toLowerCase()
-    const words = new Set(contentWords(p.text))
+    // The section's heading counts, as it does in the keyword index the rule counted with: a
+    // passage under "Elicitation > URL Mode Flow" is about elicitation though its text never says so.
+    const own = `${p.heading}\n${p.text}`
+    const text = own.toLowerCase()
+    const words = new Set(contentWords(own))
     return terms.some((t) => text.includes(t.raw) || words.has(t.stem))
   })
   if (run.trace.release) run.trace.release.cited_authoritative = ok
@@ -172,7 +176,9 @@ function labelReleases(
     const vs = versionsOf(s)
     if (vs.length) sentences[i]!.version = vs.join(', ')
   })
-  notices.push(`The releases cited (${all.join(', ')}) say different things: each sentence names the release its sources come from.`)
+  notices.push(
+    `The releases cited (${all.join(', ')}) say different things: each sentence names the release its sources come from.`,
+  )
 }
 
 function sayTheSame(passages: PromptPassage[]): boolean {
