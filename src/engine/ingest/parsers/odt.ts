@@ -4,7 +4,7 @@ import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { renderTable } from './html'
 import { odfMeta, openOffice, readPart, type OfficeKind } from './office'
-import { elements, findFirst, type XmlNode, xmlTree } from './xml'
+import { elements, findAll, findFirst, type XmlNode, xmlTree } from './xml'
 
 /**
  * ODT (LibreOffice Writer, OpenDocument text): content.xml's body in order. text:h with its
@@ -14,7 +14,7 @@ import { elements, findFirst, type XmlNode, xmlTree } from './xml'
  * that cites them, as paragraphs. The title is meta.xml's dc:title, else the first level-1 heading.
  *
  * Not read: pictures, comments (office:annotation), tracked deletions, headers and footers
- * (they live in styles.xml), list numbering (every item gets "- ").
+ * (they live in styles.xml), numbering formats other than 1, 2, 3 (a, i, A are written as numbers).
  */
 
 export const ODT_KIND: OfficeKind = { label: 'ODT', main: 'content.xml', mimetype: 'application/vnd.oasis.opendocument.text' }
@@ -45,8 +45,23 @@ function inline(node: XmlNode, notes: XmlNode[], out: string[] = []): string[] {
 
 const clean = (parts: string[]) => parts.join('').replace(/\s+/g, ' ').trim()
 
+/** List style name -> the levels (1-based) it numbers rather than bullets, from the styles of content.xml and styles.xml. */
+function numberedLevels(trees: XmlNode[]): Map<string, Set<number>> {
+  const out = new Map<string, Set<number>>()
+  for (const tree of trees)
+    for (const style of findAll(tree, 'text:list-style')) {
+      const levels = new Set<number>()
+      for (const l of elements(style, 'text:list-level-style-number')) levels.add(Number(l.attrs['text:level'] ?? 1))
+      out.set(style.attrs['style:name'] ?? '', levels)
+    }
+  return out
+}
+
 class OdtReader {
-  constructor(private readonly b: DocBuilder) {}
+  constructor(
+    private readonly b: DocBuilder,
+    private readonly numbered: Map<string, Set<number>>,
+  ) {}
 
   blocks(node: XmlNode): void {
     for (const c of elements(node)) this.block(c)
@@ -73,7 +88,7 @@ class OdtReader {
       case 'text:list': {
         const lines: string[] = []
         const after: XmlNode[] = []
-        this.list(node, 0, lines, after)
+        this.list(node, 0, node.attrs['text:style-name'] ?? '', lines, after)
         this.b.add('list', lines.join('\n'))
         for (const n of after) this.block(n)
         return
@@ -86,19 +101,26 @@ class OdtReader {
     }
   }
 
-  /** A list's items as "- " lines; tables inside items are emitted after the list (a list block holds lines). */
-  private list(node: XmlNode, depth: number, lines: string[], after: XmlNode[]): void {
+  /** A list's items as "- " (or "1. ") lines; tables inside items are emitted after the list (a list block holds lines). */
+  private list(node: XmlNode, depth: number, style: string, lines: string[], after: XmlNode[]): void {
+    // A nested list keeps its outer list's style unless it names its own; numbers are the style's, not the text's.
+    const own = node.attrs['text:style-name'] ?? style
+    const numbered = this.numbered.get(own)?.has(depth + 1) ?? false
+    let n = 0
     for (const item of elements(node)) {
       if (item.name !== 'text:list-item' && item.name !== 'text:list-header') continue
+      const start = Number(item.attrs['text:start-value'])
+      n = Number.isInteger(start) && start > 0 ? start : n + 1
       let first = true
       for (const c of elements(item)) {
-        if (c.name === 'text:list') this.list(c, depth + 1, lines, after)
+        if (c.name === 'text:list') this.list(c, depth + 1, own, lines, after)
         else if (c.name === 'text:p' || c.name === 'text:h') {
           const notes: XmlNode[] = []
           const text = clean(inline(c, notes))
-          after.push(...notes.flatMap((n) => elements(n)))
+          after.push(...notes.flatMap((x) => elements(x)))
           if (!text) continue
-          lines.push(`${'  '.repeat(depth)}${first ? '- ' : '  '}${text}`)
+          const marker = first ? (numbered && item.name === 'text:list-item' ? `${n}. ` : '- ') : '  '
+          lines.push(`${'  '.repeat(depth)}${marker}${text}`)
           first = false
         } else after.push(c)
       }
@@ -137,10 +159,12 @@ export const parseOdt: ParserFn = guarded('ODT', async (bytes) => {
   const zip = await openOffice(bytes, ODT_KIND)
   const xml = await readPart(zip, 'content.xml', 'ODT')
   if (xml === null) throw new ParseError('file is not a valid ODT (no content.xml)')
-  const body = findFirst(xmlTree(xml), 'office:text')
+  const content = xmlTree(xml)
+  const body = findFirst(content, 'office:text')
   if (!body) throw new ParseError('file is not a valid ODT (its content has no text body)')
+  const styles = await readPart(zip, 'styles.xml', 'ODT')
   const b = new DocBuilder()
-  new OdtReader(b).blocks(body)
+  new OdtReader(b, numberedLevels(styles ? [content, xmlTree(styles)] : [content])).blocks(body)
   const meta: Record<string, unknown> = await odfMeta(zip, 'ODT')
   const title = (typeof meta.title === 'string' ? meta.title : null) ?? b.firstH1
   const doc: ParsedDocument = { title, meta, sections: b.finish() }

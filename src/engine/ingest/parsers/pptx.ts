@@ -15,7 +15,8 @@ import type { ZipArchive } from './zip'
  * in document order: a paragraph with a bullet (explicit, or inherited in a body placeholder)
  * goes into a list block, other paragraphs are paragraphs, tables (a:tbl) Markdown tables with
  * their first row as header. The slide's speaker notes (ppt/notesSlides) follow as a paragraph
- * starting "Speaker notes:". The title is docProps/core.xml's dc:title.
+ * starting "Speaker notes:". The title is docProps/core.xml's dc:title, else the first slide's
+ * when it is a title slide (pandoc writes a deck's title only there).
  *
  * Not read: pictures, charts, SmartArt, slide masters' and layouts' own text, hidden-ness
  * (hidden slides are read too), slide numbers, dates and footers.
@@ -50,6 +51,8 @@ const isTitle = (type: string | undefined) => type === 'title' || type === 'ctrT
 
 interface SlideText {
   title: string
+  /** The title is a title slide's (ctrTitle): the deck's title when its properties have none. */
+  centered?: boolean
   blocks: { kind: 'paragraph' | 'list' | 'table'; text: string }[]
 }
 
@@ -84,21 +87,29 @@ function shapeTree(tree: XmlNode, out: SlideText): void {
     const paragraphs = elements(body, 'a:p')
     if (ph && isTitle(ph.type)) {
       const t = paragraphs.map(paragraphText).filter(Boolean).join(' ')
-      if (!out.title) out.title = t
-      else if (t) out.blocks.push({ kind: 'paragraph', text: t })
+      if (!out.title) {
+        out.title = t
+        out.centered = ph.type === 'ctrTitle'
+      } else if (t) out.blocks.push({ kind: 'paragraph', text: t })
       return
     }
     // Body placeholders inherit bullets from the layout; other text boxes have none unless they say so.
     const inherited = ph !== null && (ph.type === 'body' || ph.type === 'obj')
+    const counters: number[] = []
     for (const p of paragraphs) {
       const text = paragraphText(p)
       if (!text) continue
       const pPr = elements(p, 'a:pPr')[0]
       const marks = pPr ? elements(pPr).map((c) => c.name) : []
-      const bullet = !marks.includes('a:buNone') && (inherited || marks.includes('a:buChar') || marks.includes('a:buAutoNum'))
+      const numbered = pPr ? elements(pPr, 'a:buAutoNum')[0] : undefined
+      const bullet = !marks.includes('a:buNone') && (inherited || marks.includes('a:buChar') || numbered !== undefined)
       if (bullet) {
         const level = Math.min(8, Math.max(0, Number(pPr?.attrs['lvl'] ?? 0) || 0))
-        list.push(`${'  '.repeat(level)}- ${text}`)
+        // Automatic numbers are drawn, not written: they are counted here, as a reader sees them.
+        counters.length = level + 1
+        const n = numbered ? (counters[level] ?? Number(numbered.attrs['startAt'] ?? 1) - 1) + 1 : undefined
+        counters[level] = n ?? 0
+        list.push(`${'  '.repeat(level)}${n === undefined ? '-' : `${n}.`} ${text}`)
       } else {
         flush()
         out.blocks.push({ kind: 'paragraph', text })
@@ -145,14 +156,17 @@ export const parsePptx: ParserFn = guarded('PPTX', async (bytes) => {
   const zip = await openOffice(bytes, KIND)
   const b = new DocBuilder()
   const parts = await slideParts(zip)
+  let deckTitle: string | null = null
   for (const [i, part] of parts.entries()) {
     const slide = await readSlide(zip, part)
+    if (i === 0 && slide.centered) deckTitle = slide.title
     b.heading(1, slide.title || `Slide ${i + 1}`)
     // A slide with nothing but its title (a section divider) still says something: its title is kept as its text.
     if (slide.blocks.length === 0 && slide.title) b.add('paragraph', slide.title)
     for (const block of slide.blocks) b.add(block.kind, block.text)
   }
   const meta: Record<string, unknown> = await coreProperties(zip)
-  const doc: ParsedDocument = { title: typeof meta.title === 'string' ? meta.title : null, meta, sections: b.finish() }
+  const title = (typeof meta.title === 'string' ? meta.title : null) ?? deckTitle
+  const doc: ParsedDocument = { title, meta, sections: b.finish() }
   return doc
 })
