@@ -80,7 +80,7 @@ export async function openOffice(bytes: Uint8Array, kind: OfficeKind): Promise<Z
   if (!findEntry(zip, kind.main)) {
     const other = SIGNATURES.find(([part]) => findEntry(zip, part))
     if (other) throw invalid(`it is ${other[1]}`)
-    if (mimetype && ODF_TYPES[mimetype]) throw invalid(`it is ${ODF_TYPES[mimetype]}`)
+    if (mimetype && !kind.mimetype && ODF_TYPES[mimetype]) throw invalid(`it is ${ODF_TYPES[mimetype]}`)
     throw invalid(`no ${kind.main}`)
   }
   if (kind.mimetype) await refuseEncryptedOdf(zip, kind.label)
