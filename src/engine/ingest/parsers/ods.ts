@@ -3,7 +3,7 @@ import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { odfMeta, openOffice, readPart, type OfficeKind } from './office'
-import { MAX_CELLS, SheetCollector } from './sheet'
+import { MAX_CELLS, MAX_COLUMNS, SheetCollector } from './sheet'
 import { xmlWalk } from './xml'
 
 /**
@@ -97,9 +97,12 @@ export function readOdsContent(xml: string, out: SheetCollector): void {
       } else if (name === 'table:table-row') {
         // Empty rows (however often repeated) only move the row number; a row with text is laid
         // out again per repeat until the cell budget is spent.
-        const times = cells.length > 0 ? Math.min(rowRepeat, MAX_CELLS + 1) : 0
+        // Cells right of the kept columns are passed once (for the notice), not once per repeat.
+        const kept = cells.filter((c) => c.col < MAX_COLUMNS)
+        for (const c of cells) if (c.col >= MAX_COLUMNS) out.cell(row, c.col, c.text, c.repeat)
+        const times = kept.length > 0 ? Math.min(rowRepeat, MAX_CELLS + 1) : 0
         for (let r = 0; r < times && !stop; r++)
-          for (const c of cells) if (!out.cell(row + r, c.col, c.text, c.repeat)) stop = true
+          for (const c of kept) if (!out.cell(row + r, c.col, c.text, c.repeat)) stop = true
         row += rowRepeat
       }
     },

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { ParseError } from '../types'
+import { parseError } from './__fixtures__/errors'
 import { makeZip } from './__fixtures__/generate'
 import { makePptx, odfParts, oleFile } from './__fixtures__/office'
 import { documentHtml } from './doc-html'
 import { parseOdt } from './odt'
-
-async function parseError(p: Promise<unknown>): Promise<ParseError> {
-  try {
-    await p
-  } catch (e) {
-    expect(e).toBeInstanceOf(ParseError)
-    return e as ParseError
-  }
-  throw new Error('expected a ParseError')
-}
 
 const numbered =
   '<text:list-style style:name="L2"><text:list-level-style-number text:level="1"/><text:list-level-style-bullet text:level="2"/></text:list-style>'

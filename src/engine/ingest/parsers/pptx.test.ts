@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { ParseError } from '../types'
+import { parseError } from './__fixtures__/errors'
 import { makeDocx, makeZip } from './__fixtures__/generate'
 import { makePptx, makeXlsx, oleFile, pptxParts } from './__fixtures__/office'
 import { documentHtml } from './doc-html'
 import { parsePptx } from './pptx'
-
-async function parseError(p: Promise<unknown>): Promise<ParseError> {
-  try {
-    await p
-  } catch (e) {
-    expect(e).toBeInstanceOf(ParseError)
-    return e as ParseError
-  }
-  throw new Error('expected a ParseError')
-}
 
 describe('pptx', () => {
   const deck = () =>

@@ -22,6 +22,7 @@ interface Sheet {
   rows: Map<number, Map<number, string>>
   /** Rows left out by the budget: the first one's number (1-based), or null. */
   cutAtRow: number | null
+  /** Cells right of MAX_COLUMNS were met. */
   wideCells: number
 }
 
@@ -90,8 +91,7 @@ export class SheetCollector {
         this.notices.push(
           `sheet "${sheet.name}": rows from ${sheet.cutAtRow} on were left out (more than ${this.maxCells} cells in the file)`,
         )
-      if (sheet.wideCells > 0)
-        this.notices.push(`sheet "${sheet.name}": ${sheet.wideCells} cells right of column ${MAX_COLUMNS} were left out`)
+      if (sheet.wideCells > 0) this.notices.push(`sheet "${sheet.name}": cells right of column ${MAX_COLUMNS} were left out`)
     }
     if (this.skipped.length > 0)
       this.notices.push(
