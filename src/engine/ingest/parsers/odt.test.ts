@@ -80,6 +80,13 @@ describe('odt', () => {
     expect((await parseError(parseOdt(oleFile(['WordDocument']), 'o.odt'))).message).toBe(
       'file is not a valid ODT (it is an old binary Office file)',
     )
+    // Compressed 1:166, below the zip-bomb ratio: only the tree limit refuses it.
+    const huge = odfParts('text', '').map((p) =>
+      p.name === 'content.xml' ? { ...p, data: new Uint8Array(400 * 1024), store: true, declaredSize: 65 * 1024 * 1024 } : p,
+    )
+    expect((await parseError(parseOdt(makeZip(huge), 'h.odt'))).message).toBe(
+      'ODT part content.xml is too large to read (65 MB unpacked; the limit is 64 MB)',
+    )
     const noContent = odfParts('text', '').filter((p) => p.name !== 'content.xml')
     expect((await parseError(parseOdt(makeZip(noContent), 'n.odt'))).message).toBe('file is not a valid ODT (no content.xml)')
   })

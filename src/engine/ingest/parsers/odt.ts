@@ -3,7 +3,7 @@ import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { renderTable } from './html'
-import { odfMeta, openOffice, readPart, type OfficeKind } from './office'
+import { odfMeta, openOffice, readTreePart, type OfficeKind } from './office'
 import { elements, findAll, findFirst, type XmlNode, xmlTree } from './xml'
 
 /**
@@ -157,12 +157,12 @@ class OdtReader {
 /** Reads an ODT; shared by the parser and the source viewer. */
 export const parseOdt: ParserFn = guarded('ODT', async (bytes) => {
   const zip = await openOffice(bytes, ODT_KIND)
-  const xml = await readPart(zip, 'content.xml', 'ODT')
+  const xml = await readTreePart(zip, 'content.xml', 'ODT')
   if (xml === null) throw new ParseError('file is not a valid ODT (no content.xml)')
   const content = xmlTree(xml)
   const body = findFirst(content, 'office:text')
   if (!body) throw new ParseError('file is not a valid ODT (its content has no text body)')
-  const styles = await readPart(zip, 'styles.xml', 'ODT')
+  const styles = await readTreePart(zip, 'styles.xml', 'ODT')
   const b = new DocBuilder()
   new OdtReader(b, numberedLevels(styles ? [content, xmlTree(styles)] : [content])).blocks(body)
   const meta: Record<string, unknown> = await odfMeta(zip, 'ODT')

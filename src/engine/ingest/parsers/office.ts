@@ -47,6 +47,23 @@ export async function readPart(zip: ZipArchive, name: string, label: string): Pr
   return entry ? decodeText(await zip.read(entry, MAX_UNPACKED, label)) : null
 }
 
+/**
+ * What a part read whole into a tree (a slide, an ODT's content.xml) may unpack to: a tree takes
+ * several times its text in memory. Spreadsheets' sheets are streamed and need no such limit.
+ */
+export const MAX_TREE_PART = 64 * 1024 * 1024
+
+/** A part for xmlTree: as readPart, refused with a reason beyond MAX_TREE_PART. */
+export async function readTreePart(zip: ZipArchive, name: string, label: string): Promise<string | null> {
+  const entry = findEntry(zip, name)
+  if (!entry) return null
+  if (entry.uncompressedSize > MAX_TREE_PART)
+    throw new ParseError(
+      `${label} part ${name} is too large to read (${Math.round(entry.uncompressedSize / (1024 * 1024))} MB unpacked; the limit is ${MAX_TREE_PART / (1024 * 1024)} MB)`,
+    )
+  return decodeText(await zip.read(entry, MAX_TREE_PART, label))
+}
+
 export function findEntry(zip: ZipArchive, name: string): ZipEntry | undefined {
   return zip.entries.find((e) => e.name === name)
 }

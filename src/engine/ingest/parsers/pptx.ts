@@ -4,7 +4,7 @@ import { DocBuilder } from './builder'
 import { coreProperties } from './docx'
 import { guarded } from './guard'
 import { renderTable } from './html'
-import { openOffice, readPart, relationships, type OfficeKind } from './office'
+import { openOffice, readTreePart, relationships, type OfficeKind } from './office'
 import { prefixedAttr, elements, findAll, findFirst, type XmlNode, xmlTree } from './xml'
 import type { ZipArchive } from './zip'
 
@@ -122,7 +122,7 @@ function shapeTree(tree: XmlNode, out: SlideText): void {
 }
 
 async function slideParts(zip: ZipArchive): Promise<string[]> {
-  const xml = (await readPart(zip, KIND.main, 'PPTX'))!
+  const xml = (await readTreePart(zip, KIND.main, 'PPTX'))!
   const rels = await relationships(zip, KIND.main, 'PPTX')
   const list = findFirst(xmlTree(xml), 'p:sldIdLst')
   const parts = (list ? elements(list, 'p:sldId') : [])
@@ -135,12 +135,12 @@ async function slideParts(zip: ZipArchive): Promise<string[]> {
 
 async function readSlide(zip: ZipArchive, part: string): Promise<SlideText> {
   const out: SlideText = { title: '', blocks: [] }
-  const xml = await readPart(zip, part, 'PPTX')
+  const xml = await readTreePart(zip, part, 'PPTX')
   if (xml === null) throw new ParseError(`file is not a valid PPTX (the slide ${part} is missing)`)
   const tree = findFirst(xmlTree(xml), 'p:spTree')
   if (tree) shapeTree(tree, out)
   const notesRel = [...(await relationships(zip, part, 'PPTX')).values()].find((r) => /\/notesSlide$/.test(r.type))
-  const notesXml = notesRel ? await readPart(zip, notesRel.target, 'PPTX') : null
+  const notesXml = notesRel ? await readTreePart(zip, notesRel.target, 'PPTX') : null
   const notesTree = notesXml ? findFirst(xmlTree(notesXml), 'p:spTree') : null
   if (notesTree) {
     const notes: SlideText = { title: '', blocks: [] }
