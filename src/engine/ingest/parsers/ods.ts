@@ -1,6 +1,5 @@
-import type { ParsedDocument, ParserFn } from '../types'
+import type { ParserFn } from '../types'
 import { ParseError } from '../types'
-import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { odfMeta, openOffice, readPart, type OfficeKind } from './office'
 import { MAX_CELLS, MAX_COLUMNS, SheetCollector } from './sheet'
@@ -116,10 +115,5 @@ export const parseOds: ParserFn = guarded('ODS', async (bytes) => {
   if (!/<office:spreadsheet\b/.test(xml)) throw new ParseError('file is not a valid ODS (its content is not a spreadsheet)')
   const cells = new SheetCollector()
   readOdsContent(xml, cells)
-  const b = new DocBuilder()
-  cells.render(b)
-  const meta: Record<string, unknown> = await odfMeta(zip, 'ODS')
-  const doc: ParsedDocument = { title: typeof meta.title === 'string' ? meta.title : null, meta, sections: b.finish() }
-  if (cells.notices.length > 0) doc.notices = cells.notices
-  return doc
+  return cells.document(await odfMeta(zip, 'ODS'))
 })

@@ -1,3 +1,4 @@
+import type { ParsedDocument } from '../types'
 import { DocBuilder } from './builder'
 import { renderTable } from './html'
 
@@ -71,8 +72,17 @@ export class SheetCollector {
     return true
   }
 
+  /** The workbook as a document: its sheets' sections, the file's metadata, notices of what was left out. */
+  document(meta: Record<string, unknown>): ParsedDocument {
+    const b = new DocBuilder()
+    this.render(b)
+    const doc: ParsedDocument = { title: typeof meta['title'] === 'string' ? meta['title'] : null, meta, sections: b.finish() }
+    if (this.notices.length > 0) doc.notices = this.notices
+    return doc
+  }
+
   /** Every sheet as a section (in workbook order); the notices name what the budget left out. */
-  render(b: DocBuilder): void {
+  private render(b: DocBuilder): void {
     for (const sheet of this.sheets) {
       const used = new Set<number>()
       for (const r of sheet.rows.values()) for (const c of r.keys()) used.add(c)

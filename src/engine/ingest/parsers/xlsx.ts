@@ -1,6 +1,5 @@
-import type { ParsedDocument, ParserFn } from '../types'
+import type { ParserFn } from '../types'
 import { ParseError } from '../types'
-import { DocBuilder } from './builder'
 import { coreProperties } from './docx'
 import { guarded } from './guard'
 import { openOffice, readPart, relationships, type OfficeKind } from './office'
@@ -203,10 +202,5 @@ export const parseXlsx: ParserFn = guarded('XLSX', async (bytes) => {
     if (xml === null) throw invalid(`the sheet ${sheet.name} (${sheet.part}) is missing`)
     readSheet(xml, sheet, cells, strings, dates, book.date1904)
   }
-  const b = new DocBuilder()
-  cells.render(b)
-  const meta: Record<string, unknown> = await coreProperties(zip)
-  const doc: ParsedDocument = { title: typeof meta.title === 'string' ? meta.title : null, meta, sections: b.finish() }
-  if (cells.notices.length > 0) doc.notices = cells.notices
-  return doc
+  return cells.document(await coreProperties(zip))
 })
