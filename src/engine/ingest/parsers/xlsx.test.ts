@@ -67,6 +67,27 @@ describe('xlsx', () => {
     )
   })
 
+  it('reads a workbook whose writer prefixes the SpreadsheetML namespace (x:row, x:c)', async () => {
+    const ns = 'xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    const parts = xlsxParts([{ name: 'S', rows: [['x']] }]).map((p) => {
+      if (p.name === 'xl/worksheets/sheet1.xml')
+        return {
+          ...p,
+          data: `<x:worksheet ${ns}><x:sheetData><x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t>Name</x:t></x:is></x:c></x:row><x:row r="2"><x:c r="A2"><x:v>7</x:v></x:c></x:row></x:sheetData></x:worksheet>`,
+        }
+      if (p.name === 'xl/workbook.xml')
+        return {
+          ...p,
+          data: `<x:workbook ${ns} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><x:sheets><x:sheet name="Prefixed" sheetId="1" r:id="rId1"/></x:sheets></x:workbook>`,
+        }
+      return p
+    })
+    const d = await parseXlsx(makeZip(parts), 'p.xlsx')
+    expect(d.sections).toEqual([
+      { headings: ['Prefixed'], level: 1, blocks: [{ kind: 'table', text: '| Name |\n| --- |\n| 7 |' }] },
+    ])
+  })
+
   it('caps the cells read from a file and says what was left out', async () => {
     const rows: number[][] = []
     for (let r = 0; r < MAX_CELLS / 4 + 10; r++) rows.push([r, r, r, r])

@@ -29,21 +29,25 @@ async function sharedStrings(zip: ZipArchive, part: string | undefined): Promise
   let text = ''
   let inT = false
   let phonetic = 0
-  xmlWalk(xml, {
-    open(name) {
-      if (name === 'si') text = ''
-      else if (name === 'rPh') phonetic++
-      else if (name === 't') inT = phonetic === 0
+  xmlWalk(
+    xml,
+    {
+      open(name) {
+        if (name === 'si') text = ''
+        else if (name === 'rPh') phonetic++
+        else if (name === 't') inT = phonetic === 0
+      },
+      text(t) {
+        if (inT) text += t
+      },
+      close(name) {
+        if (name === 't') inT = false
+        else if (name === 'rPh') phonetic--
+        else if (name === 'si') out.push(text)
+      },
     },
-    text(t) {
-      if (inT) text += t
-    },
-    close(name) {
-      if (name === 't') inT = false
-      else if (name === 'rPh') phonetic--
-      else if (name === 'si') out.push(text)
-    },
-  })
+    { localNames: true },
+  )
   return out
 }
 
@@ -57,22 +61,26 @@ async function dateStyles(zip: ZipArchive): Promise<boolean[]> {
   if (!xml) return out
   const custom = new Map<number, boolean>()
   let inXfs = false
-  xmlWalk(xml, {
-    open(name, attrs) {
-      if (name === 'numFmt') {
-        // A date format has day/month/year/hour letters outside quoted text, escapes and [colour] brackets.
-        const code = (attrs['formatCode'] ?? '').replace(/"[^"]*"|\\.|\[[^\]]*\]/g, '')
-        custom.set(Number(attrs['numFmtId']), /[dmyhs]/i.test(code) && !/^general$/i.test(code))
-      } else if (name === 'cellXfs') inXfs = true
-      else if (name === 'xf' && inXfs) {
-        const id = Number(attrs['numFmtId'] ?? 0)
-        out.push(custom.get(id) ?? BUILTIN_DATES.has(id))
-      }
+  xmlWalk(
+    xml,
+    {
+      open(name, attrs) {
+        if (name === 'numFmt') {
+          // A date format has day/month/year/hour letters outside quoted text, escapes and [colour] brackets.
+          const code = (attrs['formatCode'] ?? '').replace(/"[^"]*"|\\.|\[[^\]]*\]/g, '')
+          custom.set(Number(attrs['numFmtId']), /[dmyhs]/i.test(code) && !/^general$/i.test(code))
+        } else if (name === 'cellXfs') inXfs = true
+        else if (name === 'xf' && inXfs) {
+          const id = Number(attrs['numFmtId'] ?? 0)
+          out.push(custom.get(id) ?? BUILTIN_DATES.has(id))
+        }
+      },
+      close(name) {
+        if (name === 'cellXfs') inXfs = false
+      },
     },
-    close(name) {
-      if (name === 'cellXfs') inXfs = false
-    },
-  })
+    { localNames: true },
+  )
   return out
 }
 
@@ -96,16 +104,19 @@ async function workbook(zip: ZipArchive): Promise<{ sheets: SheetRef[]; date1904
   const rels = await relationships(zip, KIND.main, 'XLSX')
   const sheets: SheetRef[] = []
   let date1904 = false
-  xmlWalk(xml, {
-    open(name, attrs) {
-      const local = name.replace(/^.*:/, '')
-      if (local === 'workbookPr') date1904 = attrs['date1904'] === '1' || attrs['date1904'] === 'true'
-      if (local !== 'sheet') return
-      const rel = rels.get(prefixedAttr(attrs, 'id') ?? '')
-      if (rel && /\/worksheet$/.test(rel.type))
-        sheets.push({ name: attrs['name'] ?? `Sheet ${sheets.length + 1}`, part: rel.target })
+  xmlWalk(
+    xml,
+    {
+      open(name, attrs) {
+        if (name === 'workbookPr') date1904 = attrs['date1904'] === '1' || attrs['date1904'] === 'true'
+        if (name !== 'sheet') return
+        const rel = rels.get(prefixedAttr(attrs, 'id') ?? '')
+        if (rel && /\/worksheet$/.test(rel.type))
+          sheets.push({ name: attrs['name'] ?? `Sheet ${sheets.length + 1}`, part: rel.target })
+      },
     },
-  })
+    { localNames: true },
+  )
   if (sheets.length === 0) throw invalid('its workbook lists no worksheets')
   const shared = [...rels.values()].find((r) => /\/sharedStrings$/.test(r.type))?.target
   return { sheets, date1904, shared }
@@ -146,45 +157,49 @@ function readSheet(xml: string, sheet: SheetRef, out: SheetCollector, strings: s
     }
   }
   out.startSheet(sheet.name)
-  xmlWalk(xml, {
-    open(name, attrs) {
-      if (stop) return
-      if (name === 'row') {
-        const r = Number(attrs['r'])
-        row = Number.isInteger(r) && r > 0 ? r - 1 : row + 1
-        nextCol = 0
-      } else if (name === 'c') {
-        const ref = /^([A-Za-z]{1,3})\d*$/.exec(attrs['r'] ?? '')
-        const col = ref ? columnNumber(ref[1]!) : nextCol
-        nextCol = col + 1
-        c = {
-          row,
-          col,
-          type: attrs['t'] ?? 'n',
-          style: Number(attrs['s'] ?? 0),
-          value: '',
-          inline: '',
-          inValue: false,
-          inInline: false,
+  xmlWalk(
+    xml,
+    {
+      open(name, attrs) {
+        if (stop) return
+        if (name === 'row') {
+          const r = Number(attrs['r'])
+          row = Number.isInteger(r) && r > 0 ? r - 1 : row + 1
+          nextCol = 0
+        } else if (name === 'c') {
+          const ref = /^([A-Za-z]{1,3})\d*$/.exec(attrs['r'] ?? '')
+          const col = ref ? columnNumber(ref[1]!) : nextCol
+          nextCol = col + 1
+          c = {
+            row,
+            col,
+            type: attrs['t'] ?? 'n',
+            style: Number(attrs['s'] ?? 0),
+            value: '',
+            inline: '',
+            inValue: false,
+            inInline: false,
+          }
+        } else if (c && name === 'v') c.inValue = true
+        else if (c && name === 't') c.inInline = true
+      },
+      text(t) {
+        if (!c) return
+        if (c.inValue) c.value += t
+        else if (c.inInline) c.inline += t
+      },
+      close(name) {
+        if (!c) return
+        if (name === 'v') c.inValue = false
+        else if (name === 't') c.inInline = false
+        else if (name === 'c') {
+          if (!stop && !out.cell(c.row, c.col, text(c))) stop = true
+          c = null
         }
-      } else if (c && name === 'v') c.inValue = true
-      else if (c && name === 't') c.inInline = true
+      },
     },
-    text(t) {
-      if (!c) return
-      if (c.inValue) c.value += t
-      else if (c.inInline) c.inline += t
-    },
-    close(name) {
-      if (!c) return
-      if (name === 'v') c.inValue = false
-      else if (name === 't') c.inInline = false
-      else if (name === 'c') {
-        if (!stop && !out.cell(c.row, c.col, text(c))) stop = true
-        c = null
-      }
-    },
-  })
+    { localNames: true },
+  )
 }
 
 export const parseXlsx: ParserFn = guarded('XLSX', async (bytes) => {

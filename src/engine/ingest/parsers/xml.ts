@@ -13,13 +13,17 @@ export interface XmlHandlers {
   close?(name: string): void
 }
 
-/** Stream the elements of an XML document. */
-export function xmlWalk(xml: string, h: XmlHandlers): void {
+/**
+ * Stream the elements of an XML document. With localNames, element names lose their prefix: for
+ * formats whose writers differ in prefixing one default namespace (`row` or `x:row` in XLSX).
+ */
+export function xmlWalk(xml: string, h: XmlHandlers, opts: { localNames?: boolean } = {}): void {
+  const nameOf = opts.localNames ? (n: string) => n.slice(n.indexOf(':') + 1) : (n: string) => n
   const parser = new Parser(
     {
-      onopentag: (name, attrs) => h.open?.(name, attrs),
+      onopentag: (name, attrs) => h.open?.(nameOf(name), attrs),
       ontext: (t) => h.text?.(t),
-      onclosetag: (name) => h.close?.(name),
+      onclosetag: (name) => h.close?.(nameOf(name)),
     },
     { xmlMode: true, decodeEntities: true },
   )
