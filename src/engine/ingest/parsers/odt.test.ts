@@ -77,6 +77,11 @@ describe('odt', () => {
     expect((await parseError(parseOdt(makePptx([{ shapes: [{ title: 'x' }] }]), 'p.odt'))).message).toBe(
       'file is not a valid ODT (it is a PowerPoint presentation (PPTX))',
     )
+    const epub = makeZip([
+      { name: 'mimetype', data: 'application/epub+zip', store: true },
+      { name: 'META-INF/container.xml', data: '<container/>' },
+    ])
+    expect((await parseError(parseOdt(epub, 'e.odt'))).message).toBe('file is not a valid ODT (it is an EPUB book)')
     expect((await parseError(parseOdt(oleFile(['WordDocument']), 'o.odt'))).message).toBe(
       'file is not a valid ODT (it is an old binary Office file)',
     )

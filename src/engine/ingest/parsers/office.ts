@@ -37,6 +37,8 @@ const ODF_TYPES: Record<string, string> = {
   'application/vnd.oasis.opendocument.spreadsheet': 'an OpenDocument spreadsheet (ODS)',
   'application/vnd.oasis.opendocument.presentation': 'an OpenDocument presentation (ODP)',
   'application/vnd.oasis.opendocument.graphics': 'an OpenDocument drawing (ODG)',
+  // EPUB borrowed the stored `mimetype` entry from OpenDocument.
+  'application/epub+zip': 'an EPUB book',
 }
 
 export const decodeText = (b: Uint8Array) => new TextDecoder('utf-8').decode(b).replace(/^\uFEFF/, '')
