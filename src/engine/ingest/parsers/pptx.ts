@@ -56,8 +56,11 @@ interface SlideText {
   blocks: { kind: 'paragraph' | 'list' | 'table'; text: string }[]
 }
 
-/** The text of a shape tree (slide or notes page), shapes in document order, groups entered. */
-function shapeTree(tree: XmlNode, out: SlideText): void {
+/**
+ * The text of a shape tree (slide or notes page), shapes in document order, groups entered. On a
+ * notes page the body placeholder inherits no bullets (notes masters draw none).
+ */
+function shapeTree(tree: XmlNode, out: SlideText, notesPage = false): void {
   let list: string[] = []
   const flush = () => {
     if (list.length) out.blocks.push({ kind: 'list', text: list.join('\n') })
@@ -94,7 +97,7 @@ function shapeTree(tree: XmlNode, out: SlideText): void {
       return
     }
     // Body placeholders inherit bullets from the layout; other text boxes have none unless they say so.
-    const inherited = ph !== null && (ph.type === 'body' || ph.type === 'obj')
+    const inherited = !notesPage && ph !== null && (ph.type === 'body' || ph.type === 'obj')
     const counters: number[] = []
     for (const p of paragraphs) {
       const text = paragraphText(p)
@@ -144,7 +147,7 @@ async function readSlide(zip: ZipArchive, part: string): Promise<SlideText> {
   const notesTree = notesXml ? findFirst(xmlTree(notesXml), 'p:spTree') : null
   if (notesTree) {
     const notes: SlideText = { title: '', blocks: [] }
-    shapeTree(notesTree, notes)
+    shapeTree(notesTree, notes, true)
     const text = [notes.title, ...notes.blocks.map((b) => b.text)].filter(Boolean).join('\n')
     if (text) out.blocks.push({ kind: 'paragraph', text: `Speaker notes: ${text}` })
   }

@@ -86,7 +86,8 @@ export function pptxParts(slides: Slide[], opts: { title?: string } = {}): ZipIn
         name: `ppt/slides/_rels/slide${file}.xml.rels`,
         data: rels([{ id: 'rId1', type: 'notesSlide', target: `../notesSlides/notesSlide${file}.xml` }]),
       })
-      const notes: SlideShape[] = [{ body: [{ text: s.notes, bullet: 'none' }] }]
+      // As PowerPoint writes notes: a body placeholder, paragraphs without bullet marks.
+      const notes: SlideShape[] = [{ body: [s.notes] }]
       parts.push({ name: `ppt/notesSlides/notesSlide${file}.xml`, data: slideXml('notes', notes) })
     }
   })
