@@ -57,6 +57,15 @@ describe('odt', () => {
     expect(html).toContain('<tr><td>a|b</td><td>one two</td></tr>')
   })
 
+  it('reads numbered headings that come wrapped in a list as headings', async () => {
+    const wrapped =
+      '<text:list text:style-name="Outline"><text:list-item><text:h text:outline-level="1">1 Scope</text:h><text:list><text:list-item><text:h text:outline-level="2">1.1 Terms</text:h></text:list-item></text:list></text:list-item></text:list><text:p>Defined here.</text:p>'
+    const d = await parseOdt(makeZip(odfParts('text', wrapped)), 'w.odt')
+    expect(d.sections).toEqual([
+      { headings: ['1 Scope', '1.1 Terms'], level: 2, blocks: [{ kind: 'paragraph', text: 'Defined here.' }] },
+    ])
+  })
+
   it('falls back to the first level-1 heading for the title', async () => {
     const d = await parseOdt(
       makeZip(odfParts('text', '<text:h text:outline-level="1">Only heading</text:h><text:p>x</text:p>')),

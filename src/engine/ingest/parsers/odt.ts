@@ -86,6 +86,11 @@ class OdtReader {
       case 'text:p':
         return this.paragraph(node)
       case 'text:list': {
+        // ODF lets a list item hold headings (some writers number headings so): they are read as headings.
+        if (findFirst(node, 'text:h')) {
+          for (const item of elements(node)) this.blocks(item)
+          return
+        }
         const lines: string[] = []
         const after: XmlNode[] = []
         this.list(node, 0, node.attrs['text:style-name'] ?? '', lines, after)
