@@ -3,8 +3,9 @@ import { open, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Engine } from '../engine'
 import { vetDocxZip } from '../ingest/parsers/docx'
+import { documentHtml } from '../ingest/parsers/doc-html'
 import { epubHtml } from '../ingest/parsers/epub'
-import { SUPPORTED_EXTENSIONS } from '../ingest/parsers/index'
+import { parseFile, SUPPORTED_EXTENSIONS } from '../ingest/parsers/index'
 import type { SourceView } from '../../shared/api'
 
 /**
@@ -61,10 +62,13 @@ export async function resolveInsideRoot(root: string, relativePath: string): Pro
 
 type Format = SourceView['format']
 
+/** Formats shown as HTML built from what the parser read (doc-html.ts): the app cannot render their own layout. */
+const PARSED_AS_HTML = new Set(['.pptx', '.odt', '.ods', '.xlsx'])
+
 export function formatOf(relativePath: string): Format {
   const ext = path.extname(relativePath).toLowerCase()
   if (ext === '.md' || ext === '.mdx' || ext === '.markdown') return 'markdown'
-  if (ext === '.html' || ext === '.htm' || ext === '.epub') return 'html'
+  if (ext === '.html' || ext === '.htm' || ext === '.epub' || PARSED_AS_HTML.has(ext)) return 'html'
   if (ext === '.pdf') return 'pdf'
   if (ext === '.docx') return 'docx'
   return 'text'
@@ -140,6 +144,13 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
       content = await epubHtml(await readBounded(file, MAX_DOCX_BYTES))
     } catch (err) {
       throw new SourceError(`This book cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
+    }
+  } else if (PARSED_AS_HTML.has(path.extname(src.path).toLowerCase())) {
+    // Parsed again with the import's own parser, which vets the file again (it may have changed).
+    try {
+      content = documentHtml(await parseFile(await readBounded(file, MAX_DOCX_BYTES), src.path))
+    } catch (err) {
+      throw new SourceError(`This document cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
     }
   } else if (format === 'docx') {
     // Shown as HTML (the renderer sanitizes it, as for every HTML source).

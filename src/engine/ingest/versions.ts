@@ -49,6 +49,11 @@ const FORMAT_FOLDERS = new Set([
   'odt',
   'rtf',
   'epub',
+  'pptx',
+  'ppt',
+  'ods',
+  'xlsx',
+  'xls',
 ])
 
 /**

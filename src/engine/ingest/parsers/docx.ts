@@ -57,7 +57,7 @@ const CORE_FIELDS: Record<string, string> = {
   'dcterms:modified': 'modified',
 }
 
-async function coreProperties(zip: ZipArchive): Promise<Record<string, string>> {
+export async function coreProperties(zip: ZipArchive): Promise<Record<string, string>> {
   const core = zip.entries.find((e) => e.name === 'docProps/core.xml')
   if (!core) return {}
   let xml: string

@@ -1,10 +1,10 @@
 import path from 'node:path'
-import { Parser } from 'htmlparser2'
 import type { ParsedDocument, ParserFn } from '../types'
 import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { walkHtml } from './html'
+import { xmlElements } from './xml'
 import { checkUnpackedSizes, looksLikeZip, MAX_UNPACKED, openZip, type ZipArchive, type ZipEntry } from './zip'
 
 /**
@@ -43,28 +43,6 @@ async function vet(bytes: Uint8Array): Promise<ZipArchive> {
 
 async function readText(zip: ZipArchive, entry: ZipEntry): Promise<string> {
   return new TextDecoder('utf-8').decode(await zip.read(entry, MAX_UNPACKED, 'EPUB')).replace(/^\uFEFF/, '')
-}
-
-/** Elements of an XML part, in order, with their attributes (names lower-cased, prefixes kept). */
-function xmlElements(xml: string, onElement: (name: string, attrs: Record<string, string>, text: () => string) => void): void {
-  const stack: { name: string; attrs: Record<string, string>; text: string }[] = []
-  const parser = new Parser(
-    {
-      onopentag(name, attrs) {
-        stack.push({ name: name.toLowerCase(), attrs, text: '' })
-      },
-      ontext(t) {
-        for (const s of stack) s.text += t
-      },
-      onclosetag() {
-        const el = stack.pop()
-        if (el) onElement(el.name, el.attrs, () => el.text.replace(/\s+/g, ' ').trim())
-      },
-    },
-    { xmlMode: true, decodeEntities: true },
-  )
-  parser.write(xml)
-  parser.end()
 }
 
 interface Package {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ParseError } from '../types'
-import { makeDocx, makePdf } from './__fixtures__/generate'
+import { makeDocx, makePdf, makeZip } from './__fixtures__/generate'
+import { makePptx, makeXlsx, odfParts } from './__fixtures__/office'
 import { checkText, parseFile, parserFor, SUPPORTED_EXTENSIONS } from './index'
 
 async function parseError(p: Promise<unknown>): Promise<ParseError> {
@@ -18,9 +19,26 @@ async function parseError(p: Promise<unknown>): Promise<ParseError> {
 
 describe('parserFor / SUPPORTED_EXTENSIONS', () => {
   it('maps extensions (case-insensitive) and returns null for unsupported types', () => {
-    for (const p of ['a.md', 'b/c.MDX', 'x.markdown', 'n.txt', 'n.text', 'r.rst', 'i.adoc', 'p.html', 'p.HTM', 'd.pdf', 'w.docx', 'b.EPUB'])
+    for (const p of [
+      'a.md',
+      'b/c.MDX',
+      'x.markdown',
+      'n.txt',
+      'n.text',
+      'r.rst',
+      'i.adoc',
+      'p.html',
+      'p.HTM',
+      'd.pdf',
+      'w.docx',
+      'b.EPUB',
+      's.pptx',
+      't.ODT',
+      'c.ods',
+      'x.xlsx',
+    ])
       expect(parserFor(p)).not.toBeNull()
-    for (const p of ['a.doc', 'b.png', 'noext', '.md', 'x.md.bak', 'z.xlsx']) expect(parserFor(p)).toBeNull()
+    for (const p of ['a.doc', 'b.png', 'noext', '.md', 'x.md.bak', 'z.xls', 'p.ppt']) expect(parserFor(p)).toBeNull()
     expect([...SUPPORTED_EXTENSIONS].sort()).toEqual([
       '.adoc',
       '.docx',
@@ -30,10 +48,14 @@ describe('parserFor / SUPPORTED_EXTENSIONS', () => {
       '.markdown',
       '.md',
       '.mdx',
+      '.ods',
+      '.odt',
       '.pdf',
+      '.pptx',
       '.rst',
       '.text',
       '.txt',
+      '.xlsx',
     ])
   })
 })
@@ -86,6 +108,10 @@ describe('parseFile', () => {
     expect(
       (await viaDisk('a.docx', makeDocx([{ style: 'Heading1', text: 'Doc' }, { text: 'x' }]))).sections[0]!.headings,
     ).toEqual(['Doc'])
+    expect((await viaDisk('a.pptx', makePptx([{ shapes: [{ title: 'Deck' }, { body: ['x'] }] }]))).sections[0]!.headings).toEqual(
+      ['Deck'],
+    )
+    expect((await viaDisk('a.xlsx', makeXlsx([{ name: 'S', rows: [['a']] }]))).sections[0]!.blocks[0]!.kind).toBe('table')
   })
 
   it('refuses a binary file named .md', async () => {
@@ -116,7 +142,7 @@ describe('parseFile', () => {
     for (let round = 0; round < 20; round++) {
       const bytes = new Uint8Array(64 + Math.floor(rand() * 4000)).map(() => Math.floor(rand() * 256))
       const printable = bytes.map((b) => 0x20 + (b % 0x5f))
-      for (const name of ['r.md', 'r.mdx', 'r.txt', 'r.html', 'r.pdf', 'r.docx']) {
+      for (const name of ['r.md', 'r.mdx', 'r.txt', 'r.html', 'r.pdf', 'r.docx', 'r.pptx', 'r.odt', 'r.ods', 'r.xlsx']) {
         for (const b of [bytes, printable]) {
           try {
             await parseFile(b, name)
@@ -129,10 +155,23 @@ describe('parseFile', () => {
     // Corrupted real files
     const pdf = makePdf([[{ size: 11, y: 700, text: 'x' }]])
     const docx = makeDocx([{ text: 'x' }])
+    const pptx = makePptx([{ shapes: [{ title: 'T' }, { body: ['x'] }], notes: 'n' }])
+    const xlsx = makeXlsx([{ name: 'S', rows: [['a', 1]] }])
+    const odt = makeZip(odfParts('text', '<text:h>H</text:h><text:p>x</text:p>'))
+    const ods = makeZip(
+      odfParts(
+        'spreadsheet',
+        '<table:table table:name="S"><table:table-row><table:table-cell><text:p>x</text:p></table:table-cell></table:table-row></table:table>',
+      ),
+    )
     for (let i = 0; i < 30; i++) {
       for (const [orig, name] of [
         [pdf, 'c.pdf'],
         [docx, 'c.docx'],
+        [pptx, 'c.pptx'],
+        [xlsx, 'c.xlsx'],
+        [odt, 'c.odt'],
+        [ods, 'c.ods'],
       ] as const) {
         const b = new Uint8Array(orig)
         for (let k = 0; k < 8; k++) b[Math.floor(rand() * b.length)] = Math.floor(rand() * 256)

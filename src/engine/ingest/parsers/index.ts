@@ -4,12 +4,16 @@ import { parseDocx } from './docx'
 import { parseEpub } from './epub'
 import { decodeHtml, parseHtml, parseHtmlString } from './html'
 import { parseMarkdown, parseMarkdownString } from './markdown'
+import { parseOds } from './ods'
+import { parseOdt } from './odt'
 import { parsePdf } from './pdf'
+import { parsePptx } from './pptx'
 import { parseText, parseTextString } from './text'
 import { checkText, withoutControls } from './textcheck'
+import { parseXlsx } from './xlsx'
 
 export { checkText, isUnreadableText, stripControls, unreadableShare } from './textcheck'
-export { parseDocx, parseEpub, parseHtml, parseMarkdown, parsePdf, parseText }
+export { parseDocx, parseEpub, parseHtml, parseMarkdown, parseOds, parseOdt, parsePdf, parsePptx, parseText, parseXlsx }
 
 /**
  * The version of what the parsers make of a file. Bump it when a parser reads files differently:
@@ -19,10 +23,10 @@ export { parseDocx, parseEpub, parseHtml, parseMarkdown, parsePdf, parseText }
  * PDF headings are siblings (issue 26).
  */
 export const PARSERS_VERSION = 2
-// New formats (EPUB) need no bump: files of a type that was not read were never imported, and are
+// New formats (EPUB; PPTX, ODT, ODS, XLSX) need no bump: files of a type that was not read were never imported, and are
 // read on the next sync.
 
-type Format = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub'
+type Format = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub' | 'pptx' | 'odt' | 'ods' | 'xlsx'
 
 const BY_EXTENSION: Record<string, Format> = {
   '.md': 'markdown',
@@ -38,6 +42,10 @@ const BY_EXTENSION: Record<string, Format> = {
   '.pdf': 'pdf',
   '.docx': 'docx',
   '.epub': 'epub',
+  '.pptx': 'pptx',
+  '.odt': 'odt',
+  '.ods': 'ods',
+  '.xlsx': 'xlsx',
 }
 
 /** File extensions (lower case, with the dot) that Docent can read. */
@@ -50,6 +58,10 @@ const PARSERS: Record<Format, ParserFn> = {
   pdf: parsePdf,
   docx: parseDocx,
   epub: parseEpub,
+  pptx: parsePptx,
+  odt: parseOdt,
+  ods: parseOds,
+  xlsx: parseXlsx,
 }
 
 function extensionOf(relativePath: string): string {

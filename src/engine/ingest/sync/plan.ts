@@ -11,9 +11,13 @@ const MB = 1024 * 1024
 export const MAX_TEXT_BYTES = 20 * MB
 export const MAX_BINARY_BYTES = 300 * MB
 
-/** The size limit of a file by its type: checked by the walk, and again when the file is read. */
+/**
+ * The size limit of a file by its type: checked by the walk, and again when the file is read.
+ * Office files are zips that carry pictures (a deck of 30 MB is ordinary); what they may unpack
+ * to is bounded separately (zip.ts).
+ */
 export function maxBytesFor(rel: string): number {
-  return /\.(pdf|docx)$/i.test(rel) ? MAX_BINARY_BYTES : MAX_TEXT_BYTES
+  return /\.(pdf|docx|pptx|odt|ods|xlsx)$/i.test(rel) ? MAX_BINARY_BYTES : MAX_TEXT_BYTES
 }
 
 /**
