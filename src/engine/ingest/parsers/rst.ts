@@ -173,6 +173,8 @@ function directive(name: string, arg: string, rawBody: string[], out: Out, st: S
 
 /** An explicit markup block (`.. ` ...) at lines[i]; returns the index after it. */
 function explicit(lines: string[], i: number, rest: string, out: Out, st: State, quote: boolean): number {
+  // `..` alone before a blank line is an empty comment: it ends there (it separates a block quote from what precedes it).
+  if (rest === '' && blank(lines[i + 1])) return i + 1
   const end = indentedEnd(lines, i + 1, 1)
   const body = dedent(lines.slice(i + 1, end))
   const d = DIRECTIVE.exec(rest)
@@ -197,7 +199,12 @@ function markerOf(line: string): Marker | null {
   if (b) return { type: b[1]!, label: '- ', indent: b[2] === undefined ? 2 : line.length - b[2].length, text: b[2] ?? '' }
   const e = ENUM.exec(line)
   if (e && (e[1] === '' || e[3] === ')')) {
-    return { type: `${e[1]}${e[3]}`, label: e[2] === '#' ? '#' : `${e[2]}. `, indent: line.length - e[4]!.length, text: e[4]! }
+    return {
+      type: `${e[1]}${e[2] === '#' ? '#' : ''}${e[3]}`,
+      label: e[2] === '#' ? '#' : `${e[2]}. `,
+      indent: line.length - e[4]!.length,
+      text: e[4]!,
+    }
   }
   return null
 }
