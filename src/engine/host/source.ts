@@ -2,6 +2,7 @@ import { constants } from 'node:fs'
 import { open, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Engine } from '../engine'
+import { asciidocHtml } from '../ingest/parsers/asciidoc'
 import { vetDocxZip } from '../ingest/parsers/docx'
 import { epubHtml } from '../ingest/parsers/epub'
 import { SUPPORTED_EXTENSIONS } from '../ingest/parsers/index'
@@ -61,10 +62,14 @@ export async function resolveInsideRoot(root: string, relativePath: string): Pro
 
 type Format = SourceView['format']
 
+const ASCIIDOC = new Set(['.adoc', '.asciidoc', '.asc'])
+
 export function formatOf(relativePath: string): Format {
   const ext = path.extname(relativePath).toLowerCase()
   if (ext === '.md' || ext === '.mdx' || ext === '.markdown') return 'markdown'
   if (ext === '.html' || ext === '.htm' || ext === '.epub') return 'html'
+  // AsciiDoc is shown as Asciidoctor renders it (its headings, tables and listings laid out).
+  if (ASCIIDOC.has(ext)) return 'html'
   if (ext === '.pdf') return 'pdf'
   if (ext === '.docx') return 'docx'
   return 'text'
@@ -140,6 +145,13 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
       content = await epubHtml(await readBounded(file, MAX_DOCX_BYTES))
     } catch (err) {
       throw new SourceError(`This book cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
+    }
+  } else if (ASCIIDOC.has(path.extname(src.path).toLowerCase())) {
+    // Converted as at import (secure mode: includes are links, never read); sanitized by the renderer.
+    try {
+      content = await asciidocHtml(await readBounded(file, MAX_TEXT_BYTES))
+    } catch (err) {
+      throw new SourceError(`This document cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
     }
   } else if (format === 'docx') {
     // Shown as HTML (the renderer sanitizes it, as for every HTML source).
