@@ -6,7 +6,8 @@
 /**
  * Text without inline markup: ``literal`` -> literal, *emphasis* / **strong** -> their text,
  * `text <url>`_ -> text, :role:`text` (and :ref:`Title <label>`) -> text, reference_ -> reference,
- * |substitution| -> its name, footnote references ([1]_, [#note]_) dropped, backslash escapes
+ * |substitution| -> its name (rst.ts puts replace:: texts in first), footnote and citation
+ * references -> their label ([1]_ -> [1], [#]_ dropped), backslash escapes
  * resolved. Literals are cut out first, so nothing inside them is touched.
  */
 export function stripInline(s: string): string {
@@ -28,13 +29,16 @@ function titleOf(t: string): string {
 function stripOutsideLiterals(s: string): string {
   return (
     s
+      .replace(/:(pep|rfc)(?:-reference)?:`([^`]*)`/gi, (_, role: string, t: string) => `${role.toUpperCase()} ${titleOf(t)}`)
       .replace(/:[\w.+:-]+:`([^`]*)`/g, (_, t: string) => titleOf(t))
       .replace(/`([^`]*)`:[\w.+:-]+:/g, (_, t: string) => titleOf(t))
       .replace(/`([^`]+)`__?/g, (_, t: string) => titleOf(t))
       .replace(/`([^`]+)`/g, (_, t: string) => titleOf(t))
       .replace(/\*\*(\S(?:[\s\S]*?\S)?)\*\*/g, '$1')
       .replace(/(^|[\s(['"-])\*(\S(?:[\s\S]*?\S)?)\*(?=$|[\s)\]'".,;:!?-])/g, '$1$2')
-      .replace(/\s*\[(?:#[\w-]*|\*|\d+|[\w.-]+)\]_/g, '')
+      // Footnote and citation references show their label ([1], [CIT2002]); an auto-numbered one's number is not known here.
+      .replace(/(\s*)\[#([\w-]*)\]_/g, (_, sp: string, l: string) => (l ? `${sp}[${l}]` : ''))
+      .replace(/\[(\*|\d+|[\w.-]+)\]_/g, '[$1]')
       .replace(/\|([^|\s](?:[^|]*[^|\s])?)\|(?:__?)?/g, '$1')
       .replace(/\b([A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?)__?(?=$|[\s.,;:!?)\]'"])/g, '$1')
       // `\ ` joins words in the source ("run\ s"); any other escaped character is itself.
@@ -56,15 +60,25 @@ export function isGridTableBorder(line: string): boolean {
 
 /**
  * A simple table starting at lines[start] (its top border): its rows and the index of the line
- * after it. Columns are the runs of `=` of the top border (the last one open to the end of the
- * line); a line whose first column is blank continues the row above; a middle border ends the
- * header. Column-span underlines (`-----  ----`) are left out.
+ * after it. Columns start where the runs of `=` of the top border start (text between two runs
+ * belongs to the column on its left, the last column is open to the end of the line); a line whose
+ * first column is blank continues the row above; a middle border ends the header. A column-span
+ * underline (`------------  ------`) re-splits the row above it by its runs of `-`: a spanning
+ * cell's text goes to the first column it spans.
  */
 export function readSimpleTable(lines: string[], start: number): { rows: string[][]; next: number } {
-  const border = lines[start]!
-  const cols: [number, number][] = []
-  for (const m of border.matchAll(/=+/g)) cols.push([m.index, m.index + m[0].length])
+  const starts = [...lines[start]!.matchAll(/=+/g)].map((m) => m.index)
+  const split = (line: string, at: number[]) => {
+    const cells = starts.map(() => '')
+    at.forEach((a, k) => {
+      const col = Math.max(0, starts.filter((s0) => s0 <= a).length - 1)
+      const text = line.slice(k === 0 ? 0 : a, k === at.length - 1 ? undefined : at[k + 1]).trim()
+      cells[col] = [cells[col], text].filter(Boolean).join(' ')
+    })
+    return cells
+  }
   const rows: string[][] = []
+  let lastRaw: string | null = null
   let i = start + 1
   for (; i < lines.length; i++) {
     const line = lines[i]!
@@ -77,20 +91,35 @@ export function readSimpleTable(lines: string[], start: number): { rows: string[
       }
       continue
     }
-    if (line.trim() === '' || /^[-\s]+$/.test(line)) continue
-    const cells = cols.map(([a, b], k) => line.slice(a, k === cols.length - 1 ? undefined : b).trim())
+    if (line.trim() === '') continue
+    if (/^[-\s]+$/.test(line)) {
+      if (lastRaw !== null && rows.length > 0) {
+        rows[rows.length - 1] = split(
+          lastRaw,
+          [...line.matchAll(/-+/g)].map((m) => m.index),
+        )
+        lastRaw = null
+      }
+      continue
+    }
+    const cells = split(line, starts)
     const prev = rows[rows.length - 1]
-    if (prev && cells[0] === '' && prev.length === cols.length) {
+    if (prev && cells[0] === '') {
       cells.forEach((c, k) => (prev[k] = [prev[k], c].filter(Boolean).join(' ')))
-    } else rows.push(cells)
+      lastRaw = null
+    } else {
+      rows.push(cells)
+      lastRaw = line
+    }
   }
-  return { rows: rows.map((r) => r.slice(0, cols.length).map(stripInline)), next: i }
+  return { rows: rows.map((r) => r.map(stripInline)), next: i }
 }
 
 /**
- * A grid table starting at lines[start]: rows between the `+---+` separators, each cell the text
- * of its column's segments (between the `+` positions of the top border) joined by spaces. A cell
- * spanning columns comes out split at the column edges: its words are all there, in order.
+ * A grid table starting at lines[start]: rows between the full `+---+` borders. A line is split at
+ * the column edges of the top border where it has a `|` or `+`, so a cell spanning columns is one
+ * piece of text, given to the first column it spans; pieces of partial borders (a cell spanning
+ * rows) are left out, and the text of a spanning row stays in the row it started in.
  */
 export function readGridTable(lines: string[], start: number): { rows: string[][]; next: number } {
   const border = lines[start]!
@@ -98,21 +127,26 @@ export function readGridTable(lines: string[], start: number): { rows: string[][
   for (let k = 0; k < border.length; k++) if (border[k] === '+') edges.push(k)
   const rows: string[][] = []
   let current: string[][] | null = null
+  const flush = () => {
+    if (current) rows.push(current.map((c) => stripInline(c.join(' ').replace(/\s+/g, ' ').trim())))
+    current = null
+  }
   let i = start + 1
   for (; i < lines.length; i++) {
     const line = lines[i]!.trimEnd()
     if (!line.startsWith('+') && !line.startsWith('|')) break
     if (GRID_BORDER.test(line)) {
-      if (current) rows.push(current.map((c) => stripInline(c.join(' ').replace(/\s+/g, ' ').trim())))
-      current = null
+      flush()
       continue
     }
-    current ??= edges.slice(1).map(() => [])
-    for (let k = 0; k + 1 < edges.length; k++) {
-      const seg = line.slice(edges[k]! + 1, edges[k + 1]!).replace(/^\|/, '')
-      current[k]!.push(seg.replace(/\|$/, '').trim())
+    const cells: string[][] = (current ??= edges.slice(1).map(() => []))
+    const cuts = edges.filter((e) => line[e] === '|' || line[e] === '+')
+    for (let k = 0; k + 1 < cuts.length; k++) {
+      const piece = line.slice(cuts[k]! + 1, cuts[k + 1]!)
+      if (/^[-=]+$/.test(piece)) continue
+      cells[edges.indexOf(cuts[k]!)]?.push(piece.trim())
     }
   }
-  if (current) rows.push(current.map((c) => stripInline(c.join(' ').replace(/\s+/g, ' ').trim())))
+  flush()
   return { rows, next: i }
 }

@@ -58,10 +58,14 @@ describe('reStructuredText sections', () => {
     expect((await parseFile(new Uint8Array(Buffer.from('=====\n\n-----\n\n=====\n=====\n')), 'lines.rst')).sections).toEqual([])
   })
 
-  it('takes a field list at the top as metadata, and the version from it', () => {
+  it('takes a field list at the top as metadata, the version from it, and keeps it as text (docutils shows it)', () => {
     const d = parseRstString('Guide\n=====\n\n:Version: 1.2\n:Authors: Ann *and*\n   Bob\n\nText.\n\n:note: a field later\n')
     expect(d.meta).toEqual({ version: '1.2', authors: 'Ann and Bob', title: 'Guide' })
-    expect(d.sections[0]!.blocks.map((b) => b.text)).toEqual(['Text.', 'note: a field later'])
+    expect(d.sections[0]!.blocks.map((b) => b.text)).toEqual([
+      'Version: 1.2\nAuthors: Ann and Bob',
+      'Text.',
+      'note: a field later',
+    ])
   })
 })
 
@@ -91,13 +95,14 @@ describe('reStructuredText blocks', () => {
     ])
   })
 
-  it('keeps admonitions and block quotes as quotes, drops comments, targets and substitution definitions', () => {
+  it('keeps admonitions (with their label) and block quotes as quotes, drops comments, targets and substitution definitions', () => {
     expect(
       blocksOf(
         '.. note:: Mind\n   the gap.\n\n.. warning::\n\n   Hot.\n\n.. admonition:: Custom\n\n   Body.\n\n.. a comment\n   on two lines\n\n.. _label:\n\n.. |sub| replace:: text\n\n..\n\n    Quoted text.\n\n.. [1] A footnote.\n\n.. toctree::\n\n   intro\n',
       ),
     ).toEqual([
-      { kind: 'quote', text: 'Mind the gap.' },
+      { kind: 'quote', text: 'Note: Mind the gap.' },
+      { kind: 'quote', text: 'Warning:' },
       { kind: 'quote', text: 'Hot.' },
       { kind: 'quote', text: 'Custom' },
       { kind: 'quote', text: 'Body.' },
@@ -111,8 +116,15 @@ describe('reStructuredText blocks', () => {
       stripInline(
         '``a *b*`` *em* **st** `Site <https://x>`_ `ref`_ :ref:`Label <lbl>` :func:`~m.f` word_ |sub| x [1]_ a\\ b \\*',
       ),
-    ).toBe('a *b* em st Site ref Label m.f word sub x ab *')
+    ).toBe('a *b* em st Site ref Label m.f word sub x [1] ab *')
     expect(stripInline('__init__ and snake_case stay')).toBe('__init__ and snake_case stay')
+    expect(stripInline(':PEP:`287`, :rfc:`2822` and [CIT2002]_ [#]_')).toBe('PEP 287, RFC 2822 and [CIT2002]')
+  })
+
+  it('puts the text of replace:: substitutions where they are referenced', () => {
+    expect(blocksOf('Use |Py|_ daily.\n\n.. |Py| replace:: Python, *the* best\n   language\n')).toEqual([
+      { kind: 'paragraph', text: 'Use Python, the best language daily.' },
+    ])
   })
 
   it('makes simple, grid, list and CSV tables Markdown tables', () => {
@@ -134,6 +146,22 @@ describe('reStructuredText blocks', () => {
           '| c1b |     |',
           '+-----+-----+',
           '',
+          '=====  =====  ======',
+          '   Inputs     Output',
+          '------------  ------',
+          '  A      B    A or B',
+          '=====  =====  ======',
+          'False  True   True',
+          '=====  =====  ======',
+          '',
+          '+----+----+----+',
+          '| a  | b  | c  |',
+          '+====+====+====+',
+          '| spans all    |',
+          '+----+---------+',
+          '| x  | y z     |',
+          '+----+----+----+',
+          '',
           '.. list-table:: Things',
           '   :header-rows: 1',
           '',
@@ -151,6 +179,8 @@ describe('reStructuredText blocks', () => {
     ).toEqual([
       { kind: 'table', text: '| Name | Value |\n| --- | --- |\n| a | one \\| two continued |\n| b | 2 |' },
       { kind: 'table', text: '| H1 | H2 |\n| --- | --- |\n| c1 c1b | c2 |' },
+      { kind: 'table', text: '| Inputs |  | Output |\n| --- | --- | --- |\n| A | B | A or B |\n| False | True | True |' },
+      { kind: 'table', text: '| a | b | c |\n| --- | --- | --- |\n| spans all |  |  |\n| x | y z |  |' },
       { kind: 'paragraph', text: 'Things' },
       { kind: 'table', text: '| A | B |\n| --- | --- |\n| 1 | 2 |' },
       { kind: 'table', text: '| X | Y |\n| --- | --- |\n| 1, 5 | 2 |' },

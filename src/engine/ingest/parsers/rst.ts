@@ -23,7 +23,7 @@ import { checkText } from './textcheck'
  *   have none worth reading: dropped, and include is never read).
  * - Comments, hyperlink targets (`.. _label:`) and substitution definitions are dropped.
  * - A field list at the top (`:version: 1.2`, before any text but titles) is the document's
- *   metadata; `version` there sets the document's version.
+ *   metadata (`version` there sets the document's version), and stays text: docutils shows it.
  * - Inline markup is stripped to its text (rst-markup.ts).
  * - Simple and grid tables, csv-table and list-table become Markdown tables (a cell spanning
  *   columns of a grid table is split at the column edges; its words are all kept).
@@ -51,12 +51,19 @@ const DIRECTIVE = /^([\w][\w:+.-]*)::(?: +(.*))?$/
 const OPTION = /^:[\w-][\w\s-]*:(?: .*)?$/
 
 const CODE = new Set(['code-block', 'code', 'sourcecode', 'math', 'highlight-code', 'parsed-literal'])
-const ADMONITIONS = new Set(
-  'note warning tip important caution danger attention hint error seealso todo versionadded versionchanged deprecated'.split(' '),
-)
-const TITLED = new Set(['admonition', 'topic', 'sidebar', 'rubric', 'table', 'figure', 'tab'])
+/** Admonitions and the label docutils (and Sphinx) shows before their text. */
+const ADMONITIONS = new Map<string, string>([
+  ...'note warning tip important caution danger attention hint error todo'
+    .split(' ')
+    .map((n): [string, string] => [n, n[0]!.toUpperCase() + n.slice(1)]),
+  ['seealso', 'See also'],
+  ['versionadded', 'New in version'],
+  ['versionchanged', 'Changed in version'],
+  ['deprecated', 'Deprecated since version'],
+])
+const TITLED = new Set(['admonition', 'topic', 'sidebar', 'rubric', 'table', 'figure', 'tab', 'contents'])
 const DROPPED = new Set(
-  'image toctree contents include literalinclude raw index meta highlight sectnum autosummary default-role role title class target-notes footer header'.split(
+  'image toctree include literalinclude raw index meta highlight sectnum autosummary default-role role title class target-notes footer header'.split(
     ' ',
   ),
 )
@@ -162,12 +169,20 @@ function directive(name: string, arg: string, rawBody: string[], out: Out, st: S
     emitTable(name === 'list-table' ? listTable(dedent(body)) : csvTable(rawBody, body), out)
     return
   }
-  if (ADMONITIONS.has(name)) {
-    readBlocks([arg, ...body], quoting(out), st, true)
+  const label = ADMONITIONS.get(name)
+  if (label) {
+    readBlocks([`${label}: ${arg}`.trim(), ...body], quoting(out), st, true)
+    return
+  }
+  if (name === 'contents') {
+    // The table of contents itself is made by docutils from the titles; only its own title is text.
+    if (arg) out.add('paragraph', stripInline(arg))
     return
   }
   const target = quote || name === 'admonition' || name === 'topic' || name === 'sidebar' ? quoting(out) : out
   if (TITLED.has(name) && arg && name !== 'figure') target.add('paragraph', stripInline(arg))
+  const subtitle = rawBody.find((l) => l.startsWith(':subtitle:'))
+  if (name === 'sidebar' && subtitle) target.add('paragraph', stripInline(subtitle.slice(':subtitle:'.length).trim()))
   readBlocks(body, target, st, quote)
 }
 
@@ -324,7 +339,8 @@ function readBlocks(lines: string[], out: Out, st: State, quote: boolean): void 
     if (FIELD.test(line)) {
       const { fields, next } = readFields(lines, i)
       if (st.top && out.heading) for (const [k, v] of fields) st.meta[k.toLowerCase()] = v
-      else out.add('paragraph', fields.map(([k, v]) => `${k}: ${v}`).join('\n'))
+      // Kept as text too: docutils shows the docinfo at the top of the page (unlike hidden front matter).
+      out.add('paragraph', fields.map(([k, v]) => `${k}: ${v}`).join('\n'))
       i = next
       continue
     }
@@ -332,11 +348,33 @@ function readBlocks(lines: string[], out: Out, st: State, quote: boolean): void 
   }
 }
 
+const REPLACE = /^\.\. +\|([^|]+)\| +replace:: *(.*)$/
+
+/**
+ * `|name|` references of `.. |name| replace:: text` definitions replaced by their text (the
+ * definitions themselves are dropped as explicit markup); other substitutions (images) keep their name.
+ */
+function substitute(lines: string[]): string[] {
+  const subs = new Map<string, string>()
+  lines.forEach((l, i) => {
+    const m = REPLACE.exec(l)
+    if (!m) return
+    const more = lines.slice(i + 1, indentedEnd(lines, i + 1, 1)).map((x) => x.trim())
+    subs.set(m[1]!, [m[2]!, ...more].join(' ').trim())
+  })
+  if (subs.size === 0) return lines
+  return lines.map((l) =>
+    REPLACE.test(l) ? l : l.replace(/\|([^|\s](?:[^|]*[^|\s])?)\|(__?)?/g, (all, name: string) => subs.get(name) ?? all),
+  )
+}
+
 export function parseRstString(text: string): ParsedDocument {
-  const lines = text
-    .replace(/\r\n?/g, '\n')
-    .split('\n')
-    .map((l) => expandTabs(l).trimEnd())
+  const lines = substitute(
+    text
+      .replace(/\r\n?/g, '\n')
+      .split('\n')
+      .map((l) => expandTabs(l).trimEnd()),
+  )
   const b = new DocBuilder()
   const st: State = { styles: [], meta: {}, top: true }
   const out: Out = {
