@@ -107,7 +107,7 @@ describe('reStructuredText blocks', () => {
       { kind: 'quote', text: 'Custom' },
       { kind: 'quote', text: 'Body.' },
       { kind: 'quote', text: 'Quoted text.' },
-      { kind: 'paragraph', text: 'A footnote.' },
+      { kind: 'paragraph', text: '[1] A footnote.' },
     ])
   })
 

@@ -197,7 +197,11 @@ function explicit(lines: string[], i: number, rest: string, out: Out, st: State,
   else {
     const note = /^\[([^\]]+)\](?: +(.*))?$/.exec(rest)
     // Footnotes and citations are text the reader sees; targets, substitution definitions and comments are not.
-    if (note) readBlocks([note[2] ?? '', ...body], out, st, quote)
+    if (note) {
+      // With its label, as references show it ([1], [CIT2002]); an auto-numbered one's number is not known here.
+      const label = /^[#*]/.test(note[1]!) ? '' : `[${note[1]}] `
+      readBlocks([`${label}${note[2] ?? ''}`.trim(), ...body], out, st, quote)
+    }
   }
   return end
 }
