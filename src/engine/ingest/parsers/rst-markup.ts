@@ -4,6 +4,9 @@
  */
 
 /**
+ * (Every span is bounded, here to 4,000 characters, so that a paragraph of openers without closers
+ * costs linear time, not quadratic.)
+ *
  * Text without inline markup: ``literal`` -> literal, *emphasis* / **strong** -> their text,
  * `text <url>`_ -> text, :role:`text` (and :ref:`Title <label>`) -> text, reference_ -> reference,
  * |substitution| -> its name (rst.ts puts replace:: texts in first), footnote and citation
@@ -11,7 +14,7 @@
  * resolved. Literals are cut out first, so nothing inside them is touched.
  */
 export function stripInline(s: string): string {
-  const parts = s.split(/``(.+?)``/s)
+  const parts = s.split(/``([^]{1,4000}?)``/)
   return parts
     .map((p, i) => (i % 2 === 1 ? p : stripOutsideLiterals(p)))
     .join('')
@@ -29,13 +32,16 @@ function titleOf(t: string): string {
 function stripOutsideLiterals(s: string): string {
   return (
     s
-      .replace(/:(pep|rfc)(?:-reference)?:`([^`]*)`/gi, (_, role: string, t: string) => `${role.toUpperCase()} ${titleOf(t)}`)
-      .replace(/:[\w.+:-]+:`([^`]*)`/g, (_, t: string) => titleOf(t))
-      .replace(/`([^`]*)`:[\w.+:-]+:/g, (_, t: string) => titleOf(t))
-      .replace(/`([^`]+)`__?/g, (_, t: string) => titleOf(t))
-      .replace(/`([^`]+)`/g, (_, t: string) => titleOf(t))
-      .replace(/\*\*(\S(?:[\s\S]*?\S)?)\*\*/g, '$1')
-      .replace(/(^|[\s(['"-])\*(\S(?:[\s\S]*?\S)?)\*(?=$|[\s)\]'".,;:!?-])/g, '$1$2')
+      .replace(
+        /:(pep|rfc)(?:-reference)?:`([^`]{0,4000})`/gi,
+        (_, role: string, t: string) => `${role.toUpperCase()} ${titleOf(t)}`,
+      )
+      .replace(/:[\w.+:-]{1,100}:`([^`]{0,4000})`/g, (_, t: string) => titleOf(t))
+      .replace(/`([^`]{0,4000})`:[\w.+:-]{1,100}:/g, (_, t: string) => titleOf(t))
+      .replace(/`([^`]{1,4000})`__?/g, (_, t: string) => titleOf(t))
+      .replace(/`([^`]{1,4000})`/g, (_, t: string) => titleOf(t))
+      .replace(/\*\*(\S(?:[^]{0,4000}?\S)?)\*\*/g, '$1')
+      .replace(/(^|[\s(['"-])\*(\S(?:[^]{0,4000}?\S)?)\*(?=$|[\s)\]'".,;:!?-])/g, '$1$2')
       // Footnote and citation references show their label ([1], [CIT2002]); an auto-numbered one's number is not known here.
       .replace(/(\s*)\[#([\w-]*)\]_/g, (_, sp: string, l: string) => (l ? `${sp}[${l}]` : ''))
       .replace(/\[(\*|\d+|[\w.-]+)\]_/g, '[$1]')
@@ -70,8 +76,9 @@ export function readSimpleTable(lines: string[], start: number): { rows: string[
   const starts = [...lines[start]!.matchAll(/=+/g)].map((m) => m.index)
   const split = (line: string, at: number[]) => {
     const cells = starts.map(() => '')
+    let col = 0
     at.forEach((a, k) => {
-      const col = Math.max(0, starts.filter((s0) => s0 <= a).length - 1)
+      while (col + 1 < starts.length && starts[col + 1]! <= a) col++
       const text = line.slice(k === 0 ? 0 : a, k === at.length - 1 ? undefined : at[k + 1]).trim()
       cells[col] = [cells[col], text].filter(Boolean).join(' ')
     })
@@ -140,11 +147,11 @@ export function readGridTable(lines: string[], start: number): { rows: string[][
       continue
     }
     const cells: string[][] = (current ??= edges.slice(1).map(() => []))
-    const cuts = edges.filter((e) => line[e] === '|' || line[e] === '+')
+    const cuts = edges.map((e, k): [number, number] => [e, k]).filter(([e]) => line[e] === '|' || line[e] === '+')
     for (let k = 0; k + 1 < cuts.length; k++) {
-      const piece = line.slice(cuts[k]! + 1, cuts[k + 1]!)
+      const piece = line.slice(cuts[k]![0] + 1, cuts[k + 1]![0])
       if (/^[-=]+$/.test(piece)) continue
-      cells[edges.indexOf(cuts[k]!)]?.push(piece.trim())
+      cells[cuts[k]![1]]?.push(piece.trim())
     }
   }
   flush()

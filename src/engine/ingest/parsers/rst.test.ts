@@ -187,6 +187,22 @@ describe('reStructuredText blocks', () => {
     ])
   })
 
+  it('reads hostile shapes in linear time: a staircase of indentation, openers without closers, a very wide table', () => {
+    const started = Date.now()
+    // 4,000 lines, each indented one more than the last: 8 MB.
+    const stairs = Array.from({ length: 4_000 }, (_, i) => `${' '.repeat(i)}step${i}`).join('\n\n')
+    const deep = parseRstString(stairs)
+      .sections.flatMap((s) => s.blocks.map((b) => b.text))
+      .join(' ')
+    expect(deep.split(' ').filter((w) => /^step\d+$/.test(w))).toHaveLength(4_000)
+    const openers = parseRstString('**a *b ``c `d '.repeat(50_000)).sections[0]!.blocks[0]!.text
+    expect(openers.length).toBeGreaterThan(500_000)
+    const wide = Array.from({ length: 3000 }, () => '==').join(' ')
+    const table = parseRstString(`${wide}\n${Array.from({ length: 3000 }, (_, i) => `c${i}`.padEnd(2)).join(' ')}\n${wide}\n`)
+    expect(table.sections[0]!.blocks[0]!.kind).toBe('table')
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+
   it('refuses invalid UTF-8 with the byte named', async () => {
     const e = await parseFile(new Uint8Array(Buffer.from('Title\n=====\n\ncaf\xe9\n', 'latin1')), 'a.rst').catch(
       (x: unknown) => x,

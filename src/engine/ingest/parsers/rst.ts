@@ -41,7 +41,16 @@ interface State {
   meta: Record<string, unknown>
   /** Nothing but titles and comments seen yet: a field list here is the document's metadata. */
   top: boolean
+  /** How many block quotes, list items and directives the current lines are inside. */
+  depth: number
 }
+
+/**
+ * Nesting (quotes in list items in directives ...) deeper than this is read as flat text: each
+ * level re-reads the lines inside it, so a file indenting every line one step deeper than the one
+ * before would otherwise cost time quadratic in its length (and the stack as deep as its lines).
+ */
+const MAX_DEPTH = 24
 
 const ADORNMENT = /^([!-/:-@[-`{-~])\1+ *$/
 const BULLET = /^([-*+•‣⁃])(?: +(.*))?$/
@@ -303,6 +312,27 @@ function paragraph(lines: string[], i: number, out: Out): number {
 }
 
 function readBlocks(lines: string[], out: Out, st: State, quote: boolean): void {
+  if (st.depth >= MAX_DEPTH) {
+    out.add(
+      'paragraph',
+      stripInline(
+        lines
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .join(' '),
+      ),
+    )
+    return
+  }
+  st.depth++
+  try {
+    readLines(lines, out, st, quote)
+  } finally {
+    st.depth--
+  }
+}
+
+function readLines(lines: string[], out: Out, st: State, quote: boolean): void {
   let i = 0
   while (i < lines.length) {
     const line = lines[i]!
@@ -380,7 +410,7 @@ export function parseRstString(text: string): ParsedDocument {
       .map((l) => expandTabs(l).trimEnd()),
   )
   const b = new DocBuilder()
-  const st: State = { styles: [], meta: {}, top: true }
+  const st: State = { styles: [], meta: {}, top: true, depth: 0 }
   const out: Out = {
     add: (kind, t) => {
       st.top = false
