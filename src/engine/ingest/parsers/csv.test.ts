@@ -75,7 +75,11 @@ describe('CSV', () => {
 
   it('refuses malformed CSV, an unterminated quote and invalid UTF-8 with reasons', async () => {
     expect(await failure(parseFile(enc('a,b\n1,"open\n2,3\n'), 'bad.csv'))).toBe(
-      'not a valid CSV file: a quoted cell is never closed: a quote opens and the file ends inside it at line 3',
+      'not a valid CSV file: a quoted cell is never closed: the quote opening it on line 2 runs to the end of the file (line 3)',
+    )
+    // A quote inside an unquoted cell is text (relax_quotes); the one that opens a cell counts.
+    expect(await failure(parseFile(enc('a;b\n5" disk;"say ""hi"";"\nok;"never\nclosed;\n'), 'q.csv'))).toBe(
+      'not a valid CSV file: a quoted cell is never closed: the quote opening it on line 3 runs to the end of the file (line 4)',
     )
     expect(await failure(parseFile(new Uint8Array(Buffer.from('a,b\ncaf\xe9,1\n', 'latin1')), 'l.csv'))).toMatch(
       /^not valid UTF-8 text \(byte 7\)/,

@@ -57,14 +57,46 @@ function countOutsideQuotes(line: string, d: string): number {
   return n
 }
 
+/**
+ * The line (1-based) of the quote that opens the cell still open at the end of the text: quotes
+ * count only at the start of a cell or inside a quoted one (as relax_quotes reads them).
+ */
+function openQuoteLine(text: string, delimiter: string): number | null {
+  let quoted = false
+  let line = 1
+  let openedAt = 0
+  // 'closed' right after a closing quote: a quote there is the second of an escaped "" instead.
+  let prev = '\n'
+  for (const ch of text) {
+    if (ch === '"') {
+      if (quoted) {
+        quoted = false
+        prev = 'closed'
+        continue
+      }
+      const cellStart = prev === delimiter || prev === '\n' || prev === '\r'
+      if (prev === 'closed' || cellStart) {
+        quoted = true
+        if (cellStart) openedAt = line
+        prev = '"'
+        continue
+      }
+    }
+    if (ch === '\n') line++
+    prev = ch
+  }
+  return quoted ? openedAt : null
+}
+
 /** csv-parse's reasons, in words a person can act on. */
-function reasonOf(e: CsvError): string {
-  const line = typeof e['lines'] === 'number' ? ` (line ${e['lines'] as number})` : ''
+function reasonOf(e: CsvError, text: string, delimiter: string): string {
+  const last = typeof e['lines'] === 'number' ? (e['lines'] as number) : null
   switch (e.code) {
-    case 'CSV_QUOTE_NOT_CLOSED':
-      return `a quoted cell is never closed: a quote opens and the file ends inside it${line ? ` at line ${e['lines'] as number}` : ''}`
-    case 'CSV_INVALID_CLOSING_QUOTE':
-      return `a closing quote is followed by other characters than the delimiter${line}`
+    case 'CSV_QUOTE_NOT_CLOSED': {
+      const opened = openQuoteLine(text, delimiter)
+      const where = opened !== null ? ` the quote opening it on line ${opened} runs to the end of the file` : ''
+      return `a quoted cell is never closed:${where || ' the file ends inside quotes'}${last !== null ? ` (line ${last})` : ''}`
+    }
     default:
       return `${e.message.replace(/^[\w ]+: /, '')}`
   }
@@ -81,7 +113,7 @@ function parseRows(text: string, delimiter: string, to?: number): string[][] {
       ...(to !== undefined ? { to } : {}),
     }) as string[][]
   } catch (e) {
-    if (e instanceof CsvError) throw new ParseError(`not a valid CSV file: ${reasonOf(e)}`)
+    if (e instanceof CsvError) throw new ParseError(`not a valid CSV file: ${reasonOf(e, text, delimiter)}`)
     throw e
   }
 }
