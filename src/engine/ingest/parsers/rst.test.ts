@@ -66,6 +66,8 @@ describe('reStructuredText sections', () => {
       'Text.',
       'note: a field later',
     ])
+    // A version-control keyword is not a release version.
+    expect(parseRstString(':Version: $Revision: 9923 $\n\nText.\n').meta).toEqual({})
   })
 })
 

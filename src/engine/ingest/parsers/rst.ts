@@ -52,6 +52,8 @@ interface State {
  */
 const MAX_DEPTH = 24
 
+const VCS_KEYWORD = /^\$[A-Za-z]+(?::[^$]*)?\$$/
+
 const ADORNMENT = /^([!-/:-@[-`{-~])\1+ *$/
 const BULLET = /^([-*+•‣⁃])(?: +(.*))?$/
 const ENUM = /^(\(?)(\d+|#|[a-zA-Z]|[ivxlcdm]+|[IVXLCDM]+)([.)]) +(.*)$/
@@ -372,7 +374,11 @@ function readLines(lines: string[], out: Out, st: State, quote: boolean): void {
     }
     if (FIELD.test(line)) {
       const { fields, next } = readFields(lines, i)
-      if (st.top && out.heading) for (const [k, v] of fields) st.meta[k.toLowerCase()] = v
+      if (st.top && out.heading) {
+        for (const [k, v] of fields) st.meta[k.toLowerCase()] = v
+        // `:Version: $Revision: 9923 $` is a version-control keyword (docutils' own docs have it), not a release.
+        if (typeof st.meta['version'] === 'string' && VCS_KEYWORD.test(st.meta['version'])) delete st.meta['version']
+      }
       // Kept as text too: docutils shows the docinfo at the top of the page (unlike hidden front matter).
       out.add('paragraph', fields.map(([k, v]) => `${k}: ${v}`).join('\n'))
       i = next
