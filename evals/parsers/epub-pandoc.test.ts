@@ -8,6 +8,7 @@ import { epubHtml } from '../../src/engine/ingest/parsers/epub'
 import { makeZip } from '../../src/engine/ingest/parsers/__fixtures__/generate'
 import { repoRoot, tempDir } from '../../src/test-support/paths'
 import { words } from './pdf-recall'
+import { recall } from './word-recall'
 
 /**
  * EPUB fidelity (issue 26): books made by pandoc from this repository's own Markdown, read by
@@ -23,18 +24,6 @@ const SOURCES = [
   'docs/adr/0011-permissions-in-postgres.md',
   'evals/corpora/README.md',
 ]
-
-function recall(stored: string[], reference: string[]): { recall: number; missing: string[] } {
-  const have = new Map<string, number>()
-  for (const w of stored) have.set(w, (have.get(w) ?? 0) + 1)
-  const missing: string[] = []
-  for (const w of reference) {
-    const n = have.get(w) ?? 0
-    if (n > 0) have.set(w, n - 1)
-    else missing.push(w)
-  }
-  return { recall: reference.length ? (reference.length - missing.length) / reference.length : 1, missing }
-}
 
 describe.skipIf(!existsSync(PANDOC) && !process.env['CI'])('EPUB made by pandoc, read as pandoc reads it', () => {
   it('keeps at least 99% of the words pandoc extracts, with the book title and chapter headings', async () => {

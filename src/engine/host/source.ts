@@ -2,6 +2,7 @@ import { constants } from 'node:fs'
 import { open, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Engine } from '../engine'
+import { asciidocHtml } from '../ingest/parsers/asciidoc'
 import { vetDocxZip } from '../ingest/parsers/docx'
 import { documentHtml } from '../ingest/parsers/doc-html'
 import { epubHtml } from '../ingest/parsers/epub'
@@ -64,11 +65,14 @@ type Format = SourceView['format']
 
 /** Formats shown as HTML built from what the parser read (doc-html.ts): the app cannot render their own layout. */
 const PARSED_AS_HTML = new Set(['.pptx', '.odt', '.ods', '.xlsx'])
+const ASCIIDOC = new Set(['.adoc', '.asciidoc', '.asc'])
 
 export function formatOf(relativePath: string): Format {
   const ext = path.extname(relativePath).toLowerCase()
   if (ext === '.md' || ext === '.mdx' || ext === '.markdown') return 'markdown'
   if (ext === '.html' || ext === '.htm' || ext === '.epub' || PARSED_AS_HTML.has(ext)) return 'html'
+  // AsciiDoc is shown as Asciidoctor renders it (its headings, tables and listings laid out).
+  if (ASCIIDOC.has(ext)) return 'html'
   if (ext === '.pdf') return 'pdf'
   if (ext === '.docx') return 'docx'
   return 'text'
@@ -149,6 +153,13 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
     // Parsed again with the import's own parser, which vets the file again (it may have changed).
     try {
       content = documentHtml(await parseFile(await readBounded(file, MAX_DOCX_BYTES), src.path))
+    } catch (err) {
+      throw new SourceError(`This document cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
+    }
+  } else if (ASCIIDOC.has(path.extname(src.path).toLowerCase())) {
+    // Converted as at import (secure mode: includes are links, never read); sanitized by the renderer.
+    try {
+      content = await asciidocHtml(await readBounded(file, MAX_TEXT_BYTES))
     } catch (err) {
       throw new SourceError(`This document cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
     }

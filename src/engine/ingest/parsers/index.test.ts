@@ -26,7 +26,12 @@ describe('parserFor / SUPPORTED_EXTENSIONS', () => {
       'n.txt',
       'n.text',
       'r.rst',
+      'r.rest',
       'i.adoc',
+      'i.asciidoc',
+      'i.asc',
+      't.csv',
+      't.TSV',
       'p.html',
       'p.HTM',
       'd.pdf',
@@ -41,6 +46,9 @@ describe('parserFor / SUPPORTED_EXTENSIONS', () => {
     for (const p of ['a.doc', 'b.png', 'noext', '.md', 'x.md.bak', 'z.xls', 'p.ppt']) expect(parserFor(p)).toBeNull()
     expect([...SUPPORTED_EXTENSIONS].sort()).toEqual([
       '.adoc',
+      '.asc',
+      '.asciidoc',
+      '.csv',
       '.docx',
       '.epub',
       '.htm',
@@ -52,8 +60,10 @@ describe('parserFor / SUPPORTED_EXTENSIONS', () => {
       '.odt',
       '.pdf',
       '.pptx',
+      '.rest',
       '.rst',
       '.text',
+      '.tsv',
       '.txt',
       '.xlsx',
     ])
@@ -98,7 +108,13 @@ describe('parseFile', () => {
     expect((await viaDisk('a.md', '# A\n\nText.\n')).sections[0]!.headings).toEqual(['A'])
     expect((await viaDisk('a.mdx', '<Note>Hi</Note>\n')).sections[0]!.blocks[0]!.text).toBe('Note: Hi')
     expect((await viaDisk('a.txt', 'Plain.\n')).sections[0]!.blocks[0]!.text).toBe('Plain.')
-    expect((await viaDisk('a.rst', 'Title\n=====\n\nBody.\n')).sections[0]!.blocks).toHaveLength(2)
+    // reStructuredText and AsciiDoc have parsers of their own now: their titles are headings.
+    expect((await viaDisk('a.rst', 'Title\n=====\n\nBody.\n')).sections[0]).toMatchObject({
+      headings: ['Title'],
+      blocks: [{ kind: 'paragraph', text: 'Body.' }],
+    })
+    expect((await viaDisk('a.adoc', '= Title\n\n== Part\n\nBody.\n')).sections[0]!.headings).toEqual(['Title', 'Part'])
+    expect((await viaDisk('a.csv', 'h1,h2\n1,2\n')).sections[0]!.blocks[0]!.kind).toBe('table')
     expect((await viaDisk('a.html', '<title>T</title><h1>H</h1><p>P</p>')).title).toBe('T')
     expect((await viaDisk('a.pdf', makePdf([[{ size: 11, y: 700, text: 'PDF text' }]]))).sections[0]!.blocks[0]).toEqual({
       kind: 'paragraph',

@@ -1,5 +1,7 @@
 import type { ParseContext, ParsedDocument, ParserFn } from '../types'
 import { ParseError } from '../types'
+import { parseAsciidoc, parseAsciidocString } from './asciidoc'
+import { parseCsv, parseCsvString } from './csv'
 import { parseDocx } from './docx'
 import { parseEpub } from './epub'
 import { decodeHtml, parseHtml, parseHtmlString } from './html'
@@ -8,12 +10,27 @@ import { parseOds } from './ods'
 import { parseOdt } from './odt'
 import { parsePdf } from './pdf'
 import { parsePptx } from './pptx'
+import { parseRst, parseRstString } from './rst'
 import { parseText, parseTextString } from './text'
 import { checkText, withoutControls } from './textcheck'
 import { parseXlsx } from './xlsx'
 
 export { checkText, isUnreadableText, stripControls, unreadableShare } from './textcheck'
-export { parseDocx, parseEpub, parseHtml, parseMarkdown, parseOds, parseOdt, parsePdf, parsePptx, parseText, parseXlsx }
+export {
+  parseAsciidoc,
+  parseCsv,
+  parseDocx,
+  parseEpub,
+  parseHtml,
+  parseMarkdown,
+  parseOds,
+  parseOdt,
+  parsePdf,
+  parsePptx,
+  parseRst,
+  parseText,
+  parseXlsx,
+}
 
 /**
  * The version of what the parsers make of a file. Bump it when a parser reads files differently:
@@ -24,9 +41,20 @@ export { parseDocx, parseEpub, parseHtml, parseMarkdown, parseOds, parseOdt, par
  */
 export const PARSERS_VERSION = 2
 // New formats (EPUB; PPTX, ODT, ODS, XLSX) need no bump: files of a type that was not read were never imported, and are
-// read on the next sync.
+// read on the next sync. A format whose files were read before by another parser gets a version of
+// its own instead (FORMAT_VERSIONS): only its files are read again.
 
-type Format = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub' | 'pptx' | 'odt' | 'ods' | 'xlsx'
+type Format =
+  'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub' | 'pptx' | 'odt' | 'ods' | 'xlsx' | 'csv' | 'asciidoc' | 'rst'
+
+/**
+ * Per-format parser versions, on top of PARSERS_VERSION: a format listed here has its version in
+ * the signature its documents are stored with (formatSignature, sync/plan.ts), so a change of it
+ * reads again the files of that format only. Bump a format's number when only its parser changed.
+ * 1: reStructuredText and AsciiDoc get parsers of their own (they were read as plain text, their
+ * headings lost); CSV is new (no file of it was imported, listed so that it can be bumped alone).
+ */
+const FORMAT_VERSIONS: Partial<Record<Format, number>> = { rst: 1, asciidoc: 1, csv: 1 }
 
 const BY_EXTENSION: Record<string, Format> = {
   '.md': 'markdown',
@@ -34,9 +62,13 @@ const BY_EXTENSION: Record<string, Format> = {
   '.markdown': 'markdown',
   '.txt': 'text',
   '.text': 'text',
-  '.rst': 'text',
-  // AsciiDoc (Antora's pages) is read as plain text: its words are searchable, its headings not yet.
-  '.adoc': 'text',
+  '.rst': 'rst',
+  '.rest': 'rst',
+  '.adoc': 'asciidoc',
+  '.asciidoc': 'asciidoc',
+  '.asc': 'asciidoc',
+  '.csv': 'csv',
+  '.tsv': 'csv',
   '.html': 'html',
   '.htm': 'html',
   '.pdf': 'pdf',
@@ -62,6 +94,9 @@ const PARSERS: Record<Format, ParserFn> = {
   odt: parseOdt,
   ods: parseOds,
   xlsx: parseXlsx,
+  csv: parseCsv,
+  asciidoc: parseAsciidoc,
+  rst: parseRst,
 }
 
 function extensionOf(relativePath: string): string {
@@ -72,6 +107,16 @@ function extensionOf(relativePath: string): string {
 
 function formatOf(relativePath: string): Format | null {
   return BY_EXTENSION[extensionOf(relativePath)] ?? null
+}
+
+/**
+ * What the document signature of a file says of its format's own parser version ('' for formats
+ * without one), so that a format's new parser reads its files again without re-reading the rest.
+ */
+export function formatSignature(relativePath: string): string {
+  const f = formatOf(relativePath)
+  const v = f ? FORMAT_VERSIONS[f] : undefined
+  return v === undefined ? '' : `;${f}=${v}`
 }
 
 /** The parser for a file, by extension; null when the type is not supported. */
@@ -101,6 +146,12 @@ async function parseAny(bytes: Uint8Array, relativePath: string, ctx: ParseConte
         return parseMarkdownString(checkText(bytes), relativePath)
       case 'text':
         return parseTextString(checkText(bytes))
+      case 'rst':
+        return parseRstString(checkText(bytes))
+      case 'csv':
+        return parseCsvString(checkText(bytes), relativePath)
+      case 'asciidoc':
+        return await parseAsciidocString(checkText(bytes))
       case 'html':
         return parseHtmlString(decodeHtml(bytes))
       default:

@@ -1,7 +1,7 @@
 import type { Db } from '../../store/db'
 import { documentId } from '../../store/ids'
 import { documentStates, type DocumentState } from '../../store/writer'
-import { parserFor } from '../parsers/index'
+import { formatSignature, parserFor } from '../parsers/index'
 import { isLayoutMarker, layoutKey, NO_LAYOUT, VersionLayouts, type LayoutVerdict } from '../version-layouts'
 import { normaliseRelativePaths, OUTSIDE_LINK_REASON, walkFolder, walkPaths, type WalkFile, type WalkResult } from '../walk'
 import type { StageTimer } from './timings'
@@ -52,10 +52,11 @@ export interface PlannedFile {
  * The signature a document is stored with. A layout change (a `versions.json` added, an
  * `antora.yml` edited) changes a file's version without touching the file: its signature changes,
  * so the next sync imports it again (its front matter, which may override the layout, is read then).
+ * So does a new version of the parser of the file's format (parsers/index.ts, FORMAT_VERSIONS).
  */
-export function documentSignature(chunker: string, layout: LayoutVerdict): string {
+export function documentSignature(chunker: string, layout: LayoutVerdict, relativePath: string): string {
   const key = layoutKey(layout)
-  return key ? `${chunker};layout=${key}` : chunker
+  return `${chunker}${formatSignature(relativePath)}${key ? `;layout=${key}` : ''}`
 }
 
 export interface SyncPlan {
@@ -88,7 +89,7 @@ export async function planSync(db: Db, root: string, opts: PlanOptions, timer: S
   const states = await documentStates(db, opts.collection)
   const files = walk.files.map((file): PlannedFile => {
     const layout = layouts.get(file.relativePath)!
-    const signature = documentSignature(opts.signature, layout)
+    const signature = documentSignature(opts.signature, layout, file.relativePath)
     const state = states.get(file.relativePath)
     return {
       file,
