@@ -223,6 +223,13 @@ export function ImportProgressView({ job }: { job: ImportJob }) {
               (page {p.fileProgress.done.toLocaleString()} of {p.fileProgress.total.toLocaleString()})
             </span>
           )}
+          {p.fileProgress?.stage === 'ocr' && (
+            <span className="import-pages">
+              {' '}
+              (recognising text, page {Math.min(p.fileProgress.done + 1, p.fileProgress.total).toLocaleString()} of{' '}
+              {p.fileProgress.total.toLocaleString()})
+            </span>
+          )}
         </div>
       )}
       <button type="button" className="btn btn-small btn-quiet" disabled={job.cancelling} onClick={() => void cancel(job.jobId)}>
