@@ -18,21 +18,44 @@ async function parseError(p: Promise<unknown>): Promise<ParseError> {
 
 describe('parserFor / SUPPORTED_EXTENSIONS', () => {
   it('maps extensions (case-insensitive) and returns null for unsupported types', () => {
-    for (const p of ['a.md', 'b/c.MDX', 'x.markdown', 'n.txt', 'n.text', 'r.rst', 'i.adoc', 'p.html', 'p.HTM', 'd.pdf', 'w.docx', 'b.EPUB'])
+    for (const p of [
+      'a.md',
+      'b/c.MDX',
+      'x.markdown',
+      'n.txt',
+      'n.text',
+      'r.rst',
+      'i.adoc',
+      'p.html',
+      'p.HTM',
+      'd.pdf',
+      'w.docx',
+      'b.EPUB',
+      'b.png',
+      's.JPG',
+      's.jpeg',
+      't.tif',
+      't.tiff',
+    ])
       expect(parserFor(p)).not.toBeNull()
-    for (const p of ['a.doc', 'b.png', 'noext', '.md', 'x.md.bak', 'z.xlsx']) expect(parserFor(p)).toBeNull()
+    for (const p of ['a.doc', 'b.gif', 'noext', '.md', 'x.md.bak', 'z.xlsx']) expect(parserFor(p)).toBeNull()
     expect([...SUPPORTED_EXTENSIONS].sort()).toEqual([
       '.adoc',
       '.docx',
       '.epub',
       '.htm',
       '.html',
+      '.jpeg',
+      '.jpg',
       '.markdown',
       '.md',
       '.mdx',
       '.pdf',
+      '.png',
       '.rst',
       '.text',
+      '.tif',
+      '.tiff',
       '.txt',
     ])
   })
@@ -106,7 +129,7 @@ describe('parseFile', () => {
   })
 
   it('refuses unsupported types', async () => {
-    expect((await parseError(parseFile(new Uint8Array(3), 'x.png'))).message).toBe('unsupported file type (.png)')
+    expect((await parseError(parseFile(new Uint8Array(3), 'x.gif'))).message).toBe('unsupported file type (.gif)')
     expect((await parseError(parseFile(new Uint8Array(3), 'Makefile'))).message).toBe('unsupported file type (no extension)')
   })
 

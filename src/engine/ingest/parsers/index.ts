@@ -3,13 +3,14 @@ import { ParseError } from '../types'
 import { parseDocx } from './docx'
 import { parseEpub } from './epub'
 import { decodeHtml, parseHtml, parseHtmlString } from './html'
+import { parseImage } from './image'
 import { parseMarkdown, parseMarkdownString } from './markdown'
 import { parsePdf } from './pdf'
 import { parseText, parseTextString } from './text'
 import { checkText, withoutControls } from './textcheck'
 
 export { checkText, isUnreadableText, stripControls, unreadableShare } from './textcheck'
-export { parseDocx, parseEpub, parseHtml, parseMarkdown, parsePdf, parseText }
+export { parseDocx, parseEpub, parseHtml, parseImage, parseMarkdown, parsePdf, parseText }
 
 /**
  * The version of what the parsers make of a file. Bump it when a parser reads files differently:
@@ -17,12 +18,14 @@ export { parseDocx, parseEpub, parseHtml, parseMarkdown, parsePdf, parseText }
  * that failed are tried again (a failure is remembered only for the parsers it failed with).
  * 2: control characters removed, unreadable PDF pages left out, `...` ends front matter, equal
  * PDF headings are siblings (issue 26).
+ * 3: scanned and unreadable PDF pages read by text recognition (files refused for having no text
+ * are tried again).
  */
-export const PARSERS_VERSION = 2
+export const PARSERS_VERSION = 3
 // New formats (EPUB) need no bump: files of a type that was not read were never imported, and are
 // read on the next sync.
 
-type Format = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub'
+type Format = 'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub' | 'image'
 
 const BY_EXTENSION: Record<string, Format> = {
   '.md': 'markdown',
@@ -38,6 +41,12 @@ const BY_EXTENSION: Record<string, Format> = {
   '.pdf': 'pdf',
   '.docx': 'docx',
   '.epub': 'epub',
+  // Images of text, read by text recognition (image.ts).
+  '.png': 'image',
+  '.jpg': 'image',
+  '.jpeg': 'image',
+  '.tif': 'image',
+  '.tiff': 'image',
 }
 
 /** File extensions (lower case, with the dot) that Docent can read. */
@@ -50,6 +59,7 @@ const PARSERS: Record<Format, ParserFn> = {
   pdf: parsePdf,
   docx: parseDocx,
   epub: parseEpub,
+  image: parseImage,
 }
 
 function extensionOf(relativePath: string): string {
