@@ -10,9 +10,10 @@ import { ParseError } from '../types'
  * CDN is ever asked). tesseract.js runs its own worker_threads worker, which also starts from
  * inside Docent's parser worker thread; terminating the parser worker (time limit, cancel) ends it.
  *
- * The model is 4.0.0_best_int: on the scans of evals/parsers/ocr-scans.test.ts it reads as well as
- * 4.0.0 (the "fast"+legacy data) in about the same time, and it is the one tesseract.js's LSTM-only
- * core is built for.
+ * The model is 4.0.0_best_int. Measured on the scans of evals/parsers/ocr-scans.test.ts, 4.0.0
+ * reads every page word for word the same, in about the same time (tesseract.js's core runs the
+ * LSTM engine only, and the two files evidently carry the same network; most of 4.0.0's 10.9 MB is
+ * data of the legacy engine), while best_int is 2.9 MB to load.
  */
 
 /** The English model folder under @tesseract.js-data/eng. */
@@ -53,8 +54,8 @@ interface TessWorker {
 }
 type CreateWorker = (langs: string, oem: number, opts: object) => Promise<TessWorker>
 
-function modelDir(req: NodeJS.Require): string {
-  return path.join(path.dirname(req.resolve('@tesseract.js-data/eng/package.json')), OCR_MODEL)
+function modelDir(req: NodeJS.Require, model: string): string {
+  return path.join(path.dirname(req.resolve('@tesseract.js-data/eng/package.json')), model)
 }
 
 /** Lines of a paragraph as one string: "exam-" + "ple" is "example", other lines join with a space. */
@@ -84,6 +85,9 @@ const round = (v: number) => Math.round(v * 10000) / 10000
 export class Recogniser {
   private worker: Promise<TessWorker> | null = null
 
+  /** `model`: another folder of @tesseract.js-data/eng, for measuring (evals/parsers/ocr-scans.test.ts). */
+  constructor(private readonly model: string = OCR_MODEL) {}
+
   private start(): Promise<TessWorker> {
     this.worker ??= (async () => {
       const req = createRequire(import.meta.url)
@@ -95,7 +99,7 @@ export class Recogniser {
       }
       // OEM 1: LSTM only, the engine the best_int data holds.
       const opts = {
-        langPath: modelDir(req),
+        langPath: modelDir(req, this.model),
         gzip: true,
         cacheMethod: 'none',
         // Without a handler tesseract.js also throws a failed job's error out of its message
