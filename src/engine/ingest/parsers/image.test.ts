@@ -1,8 +1,10 @@
+import { loadImage } from '@napi-rs/canvas'
 import { describe, expect, it } from 'vitest'
 import { ParseError } from '../types'
 import { makeTiff, scanImage, scanJpeg } from './__fixtures__/scan'
 import { parseFile } from './index'
-import { tiffInfo } from './image'
+import { forRecognition, tiffInfo } from './image'
+import { MAX_PIXELS } from './pdf-render'
 
 const LINES = ['Invoice number 4711 for the walrus', 'delivered on the third of May.']
 const TEXT = LINES.join(' ')
@@ -24,6 +26,26 @@ describe('image files (text recognition)', () => {
     expect(d.pages![0]!.ocr!.confidence).toBeGreaterThan(80)
     expect(d.pages![0]!.ocr!.words.map((w) => w.text)).toContain('walrus')
     expect(d.meta).toEqual({ width: img.width, height: img.height })
+  }, 60_000)
+
+  it('draws an image larger than a rendered page smaller before reading it; its boxes are still fractions of it', async () => {
+    // 5000 x 3400 = 17 million pixels, over MAX_PIXELS (16 million).
+    const img = await scanImage(['Oversized poster about the capybara'], 5000, 3400, 120)
+    const small = await forRecognition(img.png, {
+      width: 5000,
+      height: 3400,
+      pages: 1,
+      decoded: await loadImage(Buffer.from(img.png)),
+    })
+    expect(small.width * small.height).toBeLessThanOrEqual(MAX_PIXELS)
+    expect(small.width / small.height).toBeCloseTo(5000 / 3400, 2)
+    const d = await parseFile(img.png, 'poster.png')
+    expect(d.sections[0]!.blocks.map((b) => b.text).join(' ')).toBe('Oversized poster about the capybara')
+    expect(d.meta).toEqual({ width: 5000, height: 3400 })
+    const word = d.pages![0]!.ocr!.words.find((w) => w.text === 'Oversized')!
+    // Drawn at x = 60 px and baseline y = 80 px of the 5000 x 3400 original.
+    expect(word.box[0]).toBeCloseTo(60 / 5000, 2)
+    expect(word.box[3]).toBeCloseTo(80 / 3400, 1)
   }, 60_000)
 
   it('reads a JPEG', async () => {

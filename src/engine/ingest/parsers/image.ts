@@ -4,6 +4,7 @@ import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { OcrImageError, Recogniser } from './ocr'
+import { MAX_PIXELS } from './pdf-render'
 
 /**
  * Images of text (PNG, JPEG, TIFF) read by text recognition (ocr.ts): one page, one section, its
@@ -12,6 +13,8 @@ import { OcrImageError, Recogniser } from './ocr'
  * goes to tesseract as it is (its Leptonica reads TIFF) and is measured from its header. Of a
  * multi-page TIFF only the first page is read (tesseract.js reads no other), and a notice says so.
  * Huge images are refused rather than decoded: MAX_IMAGE_PIXELS at 4 bytes a pixel is ~400 MB.
+ * A PNG or JPEG larger than a rendered PDF page may be (pdf-render.ts, MAX_PIXELS) is drawn smaller
+ * first, as such a page is: tesseract's time and memory grow with the pixels, not the text.
  */
 
 export const MAX_IMAGE_PIXELS = 100_000_000
@@ -59,29 +62,61 @@ export function tiffInfo(b: Uint8Array): { width: number; height: number; pages:
   return { width, height, pages }
 }
 
-async function measure(bytes: Uint8Array, kind: Kind): Promise<{ width: number; height: number; pages: number }> {
+interface Canvas {
+  getContext(k: '2d'): { drawImage(img: unknown, x: number, y: number, w: number, h: number): void }
+  encode(f: 'png'): Promise<Buffer>
+}
+interface CanvasLib {
+  loadImage: (b: Buffer) => Promise<{ width: number; height: number }>
+  createCanvas: (w: number, h: number) => Canvas
+}
+
+interface Measured {
+  width: number
+  height: number
+  pages: number
+  /** The decoded image (PNG, JPEG), to draw smaller when it is too large. */
+  decoded?: { width: number; height: number }
+}
+
+async function measure(bytes: Uint8Array, kind: Kind): Promise<Measured> {
   if (kind === 'tiff') return tiffInfo(bytes)
-  const req = createRequire(import.meta.url)
-  const { loadImage } = req('@napi-rs/canvas') as { loadImage: (b: Buffer) => Promise<{ width: number; height: number }> }
+  const { loadImage } = createRequire(import.meta.url)('@napi-rs/canvas') as CanvasLib
   try {
     const img = await loadImage(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-    return { width: img.width, height: img.height, pages: 1 }
+    return { width: img.width, height: img.height, pages: 1, decoded: img }
   } catch (e) {
     throw new ParseError(`${kind.toUpperCase()} image is damaged (${e instanceof Error ? e.message : String(e)})`)
   }
+}
+
+/** The image as tesseract reads it: as it is, or drawn at most MAX_PIXELS large. */
+export async function forRecognition(
+  bytes: Uint8Array,
+  m: Measured,
+): Promise<{ image: Uint8Array; width: number; height: number }> {
+  if (!m.decoded || m.width * m.height <= MAX_PIXELS) return { image: bytes, width: m.width, height: m.height }
+  const scale = Math.sqrt(MAX_PIXELS / (m.width * m.height))
+  const width = Math.max(1, Math.floor(m.width * scale))
+  const height = Math.max(1, Math.floor(m.height * scale))
+  const c = (createRequire(import.meta.url)('@napi-rs/canvas') as CanvasLib).createCanvas(width, height)
+  c.getContext('2d').drawImage(m.decoded, 0, 0, width, height)
+  return { image: new Uint8Array(await c.encode('png')), width, height }
 }
 
 export const parseImage = guarded('image', async (bytes, _relativePath, ctx): Promise<ParsedDocument> => {
   const kind = kindOf(bytes)
   if (!kind) throw new ParseError('file is not a PNG, JPEG or TIFF image (its first bytes are not one of theirs)')
   if (ctx.ocr === false) throw new ParseError('file is an image and text recognition is off for this collection')
-  const { width, height, pages } = await measure(bytes, kind)
+  const measured = await measure(bytes, kind)
+  const { width, height, pages } = measured
   if (width * height > MAX_IMAGE_PIXELS)
     throw new ParseError(`image is too large to read (${width} x ${height} pixels; at most ${MAX_IMAGE_PIXELS / 1e6} million)`)
   const rec = new Recogniser()
   try {
     ctx.onProgress?.({ stage: 'ocr', done: 0, total: 1 })
-    const r = await rec.recognise(bytes, width, height).catch((e: unknown) => {
+    const input = await forRecognition(bytes, measured)
+    const r = await rec.recognise(input.image, input.width, input.height).catch((e: unknown) => {
       // Its header was whole (measured above) but its pixels are not.
       if (e instanceof OcrImageError) throw new ParseError(`${kind.toUpperCase()} image is damaged (${e.message})`)
       throw e
