@@ -29,6 +29,15 @@ describe('importing scans', () => {
     await writeFile(path.join(root, 'manual-scan.pdf'), pdf)
     await writeFile(path.join(root, 'note.png'), (await scanImage(['Warranty card for the marmot mixer.'])).png)
     await writeFile(path.join(root, 'readme.md'), '# Readme\n\nAn ordinary text file.\n')
+    // Tiny grey type: tesseract reads it, unsure and partly wrong (confidence about 50).
+    const faint = await scanImage(
+      ['Smudged carbon copy of the quarterly ledger totals', 'with faint figures nobody could read'],
+      900,
+      200,
+      10,
+      '#555',
+    )
+    await writeFile(path.join(root, 'faint.png'), faint.png)
     engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'none') })
   })
   afterAll(async () => {
@@ -39,14 +48,14 @@ describe('importing scans', () => {
   it('imports them, stores each recognised page, and shows where a passage is on its page', async () => {
     const r = await engine.ingest(root, { collection: 'scans' })
     expect(r.failed).toEqual([])
-    expect(r.imported).toBe(3)
+    expect(r.imported).toBe(4)
     const [info] = await engine.collections()
     expect(info).toMatchObject({
       id: 'scans',
-      documents: 3,
-      ocr_pages: 3,
-      low_confidence_pages: 0,
-      low_confidence_documents: 0,
+      documents: 4,
+      ocr_pages: 4,
+      low_confidence_pages: 1,
+      low_confidence_documents: 1,
       ocr: true,
     })
 
@@ -72,6 +81,12 @@ describe('importing scans', () => {
     expect(Buffer.from(iv.image_base64!, 'base64').subarray(1, 4).toString()).toBe('PNG')
     expect(iv.ocr![0]!.boxes).toHaveLength(6)
 
+    const faint = (await engine.search('carbon copy quarterly', { mode: 'keyword', k: 1 })).results[0]!
+    expect(faint.path).toBe('faint.png')
+    const fv = (await openSource(engine, faint.chunk_id)).ocr![0]!
+    expect(fv.low_confidence).toBe(true)
+    expect(fv.confidence).toBeLessThan(70)
+
     const md = (await engine.search('ordinary text file', { mode: 'keyword', k: 1 })).results[0]!
     expect((await openSource(engine, md.chunk_id)).ocr).toBeUndefined()
   }, 120_000)
@@ -80,6 +95,7 @@ describe('importing scans', () => {
     expect(await engine.setCollectionOcr('scans', false)).toBe(true)
     const off = await engine.ingest(root, { collection: 'scans' })
     expect(off.failed.map((f) => [f.path, f.reason]).sort()).toEqual([
+      ['faint.png', 'file is an image and text recognition is off for this collection'],
       [
         'manual-scan.pdf',
         'PDF has no text to read: its pages are scanned images and text recognition is off for this collection',
@@ -91,7 +107,8 @@ describe('importing scans', () => {
     expect(await engine.setCollectionOcr('scans', true)).toBe(true)
     const on = await engine.ingest(root, { collection: 'scans' })
     expect(on.failed).toEqual([])
-    expect(on.imported).toBe(3)
+    expect(on.imported).toBe(4)
+    expect((await engine.collections())[0]!.ocr_pages).toBe(4)
     expect(await engine.setCollectionOcr('nope', true)).toBe(false)
   }, 120_000)
 })

@@ -30,13 +30,16 @@ export interface ScanImage {
   gray: Uint8Array
 }
 
-/** `lines` drawn at `px` pixels a line (about 12 pt at 150 dpi) on an image of `width` x `height`. */
-export async function scanImage(lines: string[], width = 1240, height = 400, px = 32): Promise<ScanImage> {
+/**
+ * `lines` drawn at `px` pixels a line (about 12 pt at 150 dpi) on an image of `width` x `height`,
+ * in `ink` (a small grey text reads badly: a low-confidence page).
+ */
+export async function scanImage(lines: string[], width = 1240, height = 400, px = 32, ink = 'black'): Promise<ScanImage> {
   const c = canvasLib().createCanvas(width, height)
   const g = c.getContext('2d')
   g.fillStyle = 'white'
   g.fillRect(0, 0, width, height)
-  g.fillStyle = 'black'
+  g.fillStyle = ink
   g.font = `${px}px serif`
   lines.forEach((l, i) => g.fillText(l, 60, 80 + i * px * 1.6))
   const rgba = g.getImageData(0, 0, width, height).data
