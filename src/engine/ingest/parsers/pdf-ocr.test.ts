@@ -46,6 +46,35 @@ describe('scanned PDF pages', () => {
     ])
   }, 60_000)
 
+  it('reads a mixed PDF: typed pages from their text layer, the scanned one recognised, all in page order', async () => {
+    const progress: FileProgress[] = []
+    const pdf = makeScannedPdf([
+      'A typed first page about otters.',
+      await scanImage(['A scanned second page about beavers.']),
+      'A typed third page about voles.',
+    ])
+    const d = await parsePdf(pdf, 'mixed.pdf', { onProgress: (p) => progress.push(p) })
+    expect(d.sections.flatMap((s) => s.blocks).map((b) => [b.page, b.text])).toEqual([
+      [1, 'A typed first page about otters.'],
+      [2, 'A scanned second page about beavers.'],
+      [3, 'A typed third page about voles.'],
+    ])
+    expect(d.pages!.map((p) => !!p.ocr)).toEqual([false, true, false])
+    expect(progress.filter((p) => p.stage === 'ocr').map((p) => [p.done, p.total])).toEqual([
+      [0, 1],
+      [1, 1],
+    ])
+  }, 60_000)
+
+  it('leaves scanned pages of a mixed PDF out when text recognition is off, and says which', async () => {
+    const pdf = makeScannedPdf(['A typed first page about otters.', await scanImage(['A scanned second page.'])])
+    const d = await parsePdf(pdf, 'mixed.pdf', { ocr: false })
+    expect(d.sections.flatMap((s) => s.blocks).map((b) => b.page)).toEqual([1])
+    expect(d.notices).toEqual([
+      'page 2 is a scanned image and text recognition is off for this collection: left out of the index',
+    ])
+  })
+
   it('refuses a scanned PDF when text recognition is off, saying so', async () => {
     const e = await parsePdf(await scannedPdf(), 'scan.pdf', { ocr: false }).catch((x: unknown) => x)
     expect(e).toBeInstanceOf(ParseError)

@@ -48,15 +48,32 @@ export async function scanImage(lines: string[], width = 1240, height = 400, px 
   return { width, height, png: new Uint8Array(await c.encode('png')), gray }
 }
 
-/** A PDF with one page per image, each page showing only its image at 150 dpi (no text layer). */
-export function makeScannedPdf(images: ScanImage[]): Uint8Array {
+/**
+ * A PDF with one page per image, each page showing only its image at 150 dpi (no text layer); a
+ * string instead of an image is a page with that line as real text (Helvetica), for mixed PDFs.
+ */
+export function makeScannedPdf(images: (ScanImage | string)[]): Uint8Array {
   const parts: Buffer[] = []
   const objs: (string | Buffer)[] = []
   const add = (body: string | Buffer) => objs.push(body)
   add('') // 1 catalog
   add('') // 2 pages
   const kids: number[] = []
+  let fontId = 0
   for (const img of images) {
+    if (typeof img === 'string') {
+      if (!fontId) {
+        add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>')
+        fontId = objs.length
+      }
+      const content = `BT /F1 12 Tf 72 700 Td (${img.replace(/[\\()]/g, '\\$&')}) Tj ET`
+      add(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`)
+      add(
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${fontId} 0 R >> >> /Contents ${objs.length} 0 R >>`,
+      )
+      kids.push(objs.length)
+      continue
+    }
     const w = (img.width * 72) / 150
     const h = (img.height * 72) / 150
     const data = deflateSync(img.gray)
