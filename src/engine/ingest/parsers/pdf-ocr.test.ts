@@ -46,12 +46,13 @@ describe('scanned PDF pages', () => {
     ])
   }, 60_000)
 
-  it('reads a mixed PDF: typed pages from their text layer, the scanned one recognised, all in page order', async () => {
+  it('reads a mixed PDF: typed pages from their text layer, the scanned one recognised, a blank one skipped, in page order', async () => {
     const progress: FileProgress[] = []
     const pdf = makeScannedPdf([
       'A typed first page about otters.',
       await scanImage(['A scanned second page about beavers.']),
       'A typed third page about voles.',
+      '',
     ])
     const d = await parsePdf(pdf, 'mixed.pdf', { onProgress: (p) => progress.push(p) })
     expect(d.sections.flatMap((s) => s.blocks).map((b) => [b.page, b.text])).toEqual([
@@ -59,10 +60,13 @@ describe('scanned PDF pages', () => {
       [2, 'A scanned second page about beavers.'],
       [3, 'A typed third page about voles.'],
     ])
-    expect(d.pages!.map((p) => !!p.ocr)).toEqual([false, true, false])
+    expect(d.pages!.map((p) => !!p.ocr)).toEqual([false, true, false, false])
+    expect(d.notices).toBeUndefined()
+    // Both text-less pages are announced (before either is looked at); the blank one is not read.
     expect(progress.filter((p) => p.stage === 'ocr').map((p) => [p.done, p.total])).toEqual([
-      [0, 1],
-      [1, 1],
+      [0, 2],
+      [1, 2],
+      [2, 2],
     ])
   }, 60_000)
 

@@ -31,28 +31,40 @@ async function drawsImage(page: { getOperatorList(): Promise<{ fnArray: number[]
 
 export interface OcrPagesResult {
   lines: PdfLine[]
+  /** Pages with no text that draw an image (scans), recognised or not. */
+  scanned: number[]
   /** Pages that could not be rendered or recognised, and the last error. */
   failed: number[]
   error: unknown
 }
 
-/** The pages to recognise: unreadable ones, and those with no text that draw an image. */
-export async function pagesToRecognise(doc: OcrDoc, pages: ParsedPage[], ops: PdfOps): Promise<ParsedPage[]> {
-  const out: ParsedPage[] = []
-  for (const p of pages) {
-    if (p.unreadable) out.push(p)
-    else if (p.chars === 0) {
-      const page = await doc.getPage(p.page).catch(() => null)
-      if (page && (await drawsImage(page, ops).catch(() => false))) out.push(p)
-      page?.cleanup()
-    }
+/**
+ * The pages that may need recognising: unreadable ones, and those with no text (scanned, or
+ * blank: recognisePages tells them apart). Nothing is asked of pdf.js here, so the pool hears how
+ * many there are (and extends the file's time limit) before any of them is looked at: telling a
+ * scan from a blank page means building its operator list, ~0.1 s a page with its image decoded.
+ */
+export function pagesToRecognise(pages: ParsedPage[]): ParsedPage[] {
+  return pages.filter((p) => p.unreadable || p.chars === 0)
+}
+
+/** Pages checked for an image when recognition is off, so a 2,000-page scan is not decoded just to say so. */
+export const OFF_CHECK_PAGES = 100
+
+/** Of `pages` (no text, with recognition off), the first OFF_CHECK_PAGES that draw an image. */
+export async function scannedPages(doc: OcrDoc, pages: ParsedPage[], ops: PdfOps): Promise<number[]> {
+  const out: number[] = []
+  for (const p of pages.filter((x) => !x.unreadable).slice(0, OFF_CHECK_PAGES)) {
+    const page = await doc.getPage(p.page).catch(() => null)
+    if (page && (await drawsImage(page, ops).catch(() => false))) out.push(p.page)
+    page?.cleanup()
   }
   return out
 }
 
 /** Recognises `todo` (in page order), setting each page's `ocr` and `chars`; progress per page. */
-export async function recognisePages(doc: OcrDoc, todo: ParsedPage[], ctx: ParseContext): Promise<OcrPagesResult> {
-  const out: OcrPagesResult = { lines: [], failed: [], error: null }
+export async function recognisePages(doc: OcrDoc, todo: ParsedPage[], ctx: ParseContext, ops: PdfOps): Promise<OcrPagesResult> {
+  const out: OcrPagesResult = { lines: [], scanned: [], failed: [], error: null }
   if (todo.length === 0) return out
   const rec = new Recogniser()
   try {
@@ -61,6 +73,13 @@ export async function recognisePages(doc: OcrDoc, todo: ParsedPage[], ctx: Parse
       const p = todo[i]!
       try {
         const page = await doc.getPage(p.page)
+        // A page with no text and no image is blank: nothing to render or read.
+        if (!p.unreadable && !(await drawsImage(page, ops))) {
+          page.cleanup()
+          ctx.onProgress?.({ stage: 'ocr', done: i + 1, total: todo.length })
+          continue
+        }
+        if (!p.unreadable) out.scanned.push(p.page)
         const img = await renderPage(page, doc.canvasFactory as CanvasFactoryLike)
         page.cleanup()
         const r = await rec.recognise(img.png, img.width, img.height)

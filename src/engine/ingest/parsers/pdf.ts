@@ -5,7 +5,7 @@ import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { buildSections, dropRunningHeaders, type PdfLine } from './pdf-layout'
-import { pagesToRecognise, recognisePages } from './pdf-ocr'
+import { pagesToRecognise, recognisePages, scannedPages } from './pdf-ocr'
 import { isUnreadableText, stripControls } from './textcheck'
 
 /**
@@ -263,7 +263,7 @@ async function readMeta(doc: PdfDocument): Promise<Record<string, unknown>> {
 /** What text recognition did for a PDF: off, or which pages it recognised and which failed. */
 interface Ocr {
   off: boolean
-  /** Scanned pages (no text, an image) it would have read when off. */
+  /** Scanned pages (no text, an image); when off, those it would have read (of the first OFF_CHECK_PAGES). */
   scanned: number[]
   failed: number[]
   /** The last failure's reason. */
@@ -271,7 +271,8 @@ interface Ocr {
 }
 
 function noTextError(read: ReadPages, numPages: number, ocr: Ocr): ParseError {
-  if (ocr.failed.length > 0 && ocr.failed.length === ocr.scanned.length + read.pages.filter((p) => p.unreadable).length) {
+  // Nothing was read, and recognition failed on a page: that failure is the reason.
+  if (ocr.failed.length > 0) {
     const reason = ocr.error instanceof Error ? ocr.error.message : String(ocr.error)
     return new ParseError(`PDF has no text layer and text recognition failed: ${reason}`)
   }
@@ -295,15 +296,14 @@ function noTextError(read: ReadPages, numPages: number, ocr: Ocr): ParseError {
 
 /** Reads the scanned and unreadable pages by text recognition (unless off), adding their lines in page order. */
 async function recognise(lib: PdfJs, doc: PdfDocument, read: ReadPages, ctx: ParseContext): Promise<Ocr> {
-  const todo = await pagesToRecognise(doc as never, read.pages, lib.OPS)
+  const todo = pagesToRecognise(read.pages)
   const off = ctx.ocr === false
-  const scanned = todo.filter((p) => !p.unreadable).map((p) => p.page)
-  if (off) return { off, scanned, failed: [] }
-  const got = await recognisePages(doc as never, todo, ctx)
+  if (off) return { off, scanned: await scannedPages(doc as never, todo, lib.OPS), failed: [] }
+  const got = await recognisePages(doc as never, todo, ctx, lib.OPS)
   if (got.lines.length > 0) {
     read.lines = [...read.lines, ...got.lines].sort((a, z) => a.page - z.page)
   }
-  return { off, scanned, failed: got.failed, error: got.error }
+  return { off, scanned: got.scanned, failed: got.failed, error: got.error }
 }
 
 function openPdf(lib: PdfJs, bytes: Uint8Array) {
