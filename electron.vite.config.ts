@@ -15,6 +15,12 @@ const nativeDeps = [
   'onnxruntime-node',
   'pdfjs-dist',
   'mammoth',
+  // Text recognition: tesseract.js starts its worker script by path and reads the language data
+  // from its package folder; @napi-rs/canvas is a native add-on.
+  'tesseract.js',
+  'tesseract.js-core',
+  '@tesseract.js-data/eng',
+  '@napi-rs/canvas',
 ]
 
 export default defineConfig({

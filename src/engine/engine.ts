@@ -7,7 +7,7 @@ import { acquireLock, type OwnerLock, type OwnerRole } from './store/lock'
 import { SCHEMA_MARK, migrate } from './store/migrations'
 import { HNSW_SETTINGS } from './store/vector-index'
 import { collectionSlug } from './store/ids'
-import { collectionRoot, deleteCollection, failedDocuments, listCollections } from './store/collections'
+import { collectionRoot, deleteCollection, failedDocuments, listCollections, setCollectionOcr } from './store/collections'
 import { chunkSource, passageInContext, type ChunkSource, type PassageInContext } from './store/passages'
 import { importFolder, embedMissing, type ImportProgress, type ImportReport } from './ingest/importer'
 import type { TokenCounter } from './ingest/chunker'
@@ -351,6 +351,14 @@ export class Engine {
   async removeCollection(id: string): Promise<boolean> {
     await this.watches.get(id)?.stop()
     return deleteCollection(this.db, id)
+  }
+
+  /**
+   * Turns text recognition of scanned pages and images on or off for a collection; its next sync
+   * reads again what the change concerns (importer.ts, importSignature). False when there is none.
+   */
+  async setCollectionOcr(id: string, on: boolean): Promise<boolean> {
+    return setCollectionOcr(this.db, id, on)
   }
 
   /** Documents of a collection that could not be imported, with the reason. */

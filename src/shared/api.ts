@@ -28,6 +28,14 @@ export const CollectionInfo = z.object({
   embedded: z.number().int(),
   versions: z.array(z.string()),
   last_sync_at: z.string().nullable(),
+  /** Pages read by text recognition (scans, images), over every document. */
+  ocr_pages: z.number().int(),
+  /** Of those, pages whose recognised text is unsure (low confidence): check the page. */
+  low_confidence_pages: z.number().int(),
+  /** Documents with at least one such page. */
+  low_confidence_documents: z.number().int(),
+  /** Text recognition of scanned pages and images is on for this collection (its setting). */
+  ocr: z.boolean(),
 })
 export type CollectionInfo = z.infer<typeof CollectionInfo>
 
@@ -113,7 +121,7 @@ export const SourceView = z.object({
   chunk_id: z.string(),
   collection: z.string(),
   path: z.string(),
-  format: z.enum(['markdown', 'html', 'text', 'pdf', 'docx']),
+  format: z.enum(['markdown', 'html', 'text', 'pdf', 'docx', 'image']),
   heading: z.string(),
   version: z.string().nullable(),
   page: z.number().int().nullable(),
@@ -124,6 +132,24 @@ export const SourceView = z.object({
   content: z.string().nullable(),
   /** PDF bytes, base64, for pdf.js in the renderer; null otherwise. */
   pdf_base64: z.string().nullable(),
+  /** An image file (format 'image'): its bytes, base64, and MIME type (png, jpeg or tiff). */
+  image_base64: z.string().optional(),
+  image_type: z.string().optional(),
+  /**
+   * The passage's pages that text recognition read (absent when none): each with tesseract's
+   * mean confidence, whether that is low ("recognised text: check the page"), and the boxes of the
+   * passage's words as [left, top, right, bottom] fractions of the page, to draw at any scale.
+   */
+  ocr: z
+    .array(
+      z.object({
+        page: z.number().int(),
+        confidence: z.number(),
+        low_confidence: z.boolean(),
+        boxes: z.array(z.tuple([z.number(), z.number(), z.number(), z.number()])),
+      }),
+    )
+    .optional(),
 })
 export type SourceView = z.infer<typeof SourceView>
 
@@ -174,6 +200,8 @@ export const InvokeMap = {
   'collections.resync': { input: z.object({ collection: Id, allowEmpty: z.boolean().optional() }), output: JobRef },
   'collections.remove': { input: z.object({ collection: Id }), output: z.object({ removed: z.boolean() }) },
   'collections.failures': { input: z.object({ collection: Id }), output: z.array(FileIssue) },
+  // Text recognition of scanned pages and images, on or off; the next sync reads again what it concerns.
+  'collections.setOcr': { input: z.object({ collection: Id, on: z.boolean() }), output: z.object({ changed: z.boolean() }) },
   'jobs.cancel': { input: JobRef, output: z.object({ cancelled: z.boolean() }) },
   // `scope`: what was searched and why (the CLI and the MCP server show it).
   search: { input: SearchRequest, output: SearchResult.extend({ scope: ScopeInfo }) },

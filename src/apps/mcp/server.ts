@@ -115,6 +115,10 @@ const CollectionInfo = z.object({
   versions: z.array(z.string()).describe('Versions present, oldest first.'),
   latest_version: z.string().nullable().describe('Highest released version (what version "latest" selects).'),
   last_sync_at: z.string().nullable(),
+  ocr_pages: z.number().int().describe('Pages read by text recognition (scans, images).'),
+  low_confidence_pages: z.number().int().describe('Of those, pages whose recognised text is unsure: quote them with care.'),
+  low_confidence_documents: z.number().int().describe('Documents with at least one such page.'),
+  ocr: z.boolean().describe('Whether text recognition of scanned pages and images is on for this collection.'),
 })
 const ListOutput = z.object({ collections: z.array(CollectionInfo) })
 
@@ -287,7 +291,13 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
           {
             signal: extra.signal,
             // A long answer keeps the client's request alive: each notification resets its time-out.
-            ...(token !== undefined ? { onEvent: askProgress((params) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } })) } : {}),
+            ...(token !== undefined
+              ? {
+                  onEvent: askProgress((params) =>
+                    extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } }),
+                  ),
+                }
+              : {}),
           },
         )
         const notices = await versionNotice(args.version, collections)
@@ -374,26 +384,29 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
         const folder = path.resolve(args.folder)
         if (!existsSync(folder) || !statSync(folder).isDirectory()) return toolError(`"${folder}" is not a folder`)
         const token = extra._meta?.progressToken
-        const report = await library.importFolder({ folder, collection: args.collection }, {
-          signal: extra.signal,
-          ...(token !== undefined
-            ? {
-                onProgress: (p) => {
-                  void extra
-                    .sendNotification({
-                      method: 'notifications/progress',
-                      params: {
-                        progressToken: token,
-                        progress: p.filesDone,
-                        total: p.filesTotal,
-                        message: `${p.phase}: ${p.filesDone}/${p.filesTotal} files`,
-                      },
-                    })
-                    .catch(() => undefined)
-                },
-              }
-            : {}),
-        })
+        const report = await library.importFolder(
+          { folder, collection: args.collection },
+          {
+            signal: extra.signal,
+            ...(token !== undefined
+              ? {
+                  onProgress: (p) => {
+                    void extra
+                      .sendNotification({
+                        method: 'notifications/progress',
+                        params: {
+                          progressToken: token,
+                          progress: p.filesDone,
+                          total: p.filesTotal,
+                          message: `${p.phase}: ${p.filesDone}/${p.filesTotal} files`,
+                        },
+                      })
+                      .catch(() => undefined)
+                  },
+                }
+              : {}),
+          },
+        )
         const { skipped_files: _skipped, timings: _timings, ...rest } = report
         return ok(rest satisfies z.infer<typeof ImportOutput>)
       }),

@@ -8,6 +8,8 @@ import { documentHtml } from '../ingest/parsers/doc-html'
 import { epubHtml } from '../ingest/parsers/epub'
 import { parseFile, SUPPORTED_EXTENSIONS } from '../ingest/parsers/index'
 import type { SourceView } from '../../shared/api'
+import { chunkOcrPages } from '../store/passages'
+import { passageBoxes } from './ocr-boxes'
 
 /**
  * Opening a cited source. Only chunks in the index can be opened, and only files that really live
@@ -66,6 +68,13 @@ type Format = SourceView['format']
 /** Formats shown as HTML built from what the parser read (doc-html.ts): the app cannot render their own layout. */
 const PARSED_AS_HTML = new Set(['.pptx', '.odt', '.ods', '.xlsx'])
 const ASCIIDOC = new Set(['.adoc', '.asciidoc', '.asc'])
+const IMAGE_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.tif': 'image/tiff',
+  '.tiff': 'image/tiff',
+}
 
 export function formatOf(relativePath: string): Format {
   const ext = path.extname(relativePath).toLowerCase()
@@ -75,6 +84,7 @@ export function formatOf(relativePath: string): Format {
   if (ASCIIDOC.has(ext)) return 'html'
   if (ext === '.pdf') return 'pdf'
   if (ext === '.docx') return 'docx'
+  if (IMAGE_TYPES[ext]) return 'image'
   return 'text'
 }
 
@@ -140,8 +150,12 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
   const format = formatOf(src.path)
   let content: string | null = null
   let pdfBase64: string | null = null
+  let image: { image_base64: string; image_type: string } | null = null
   if (format === 'pdf') {
     pdfBase64 = (await readBounded(file, MAX_PDF_BYTES)).toString('base64')
+  } else if (format === 'image') {
+    const type = IMAGE_TYPES[path.extname(src.path).toLowerCase()]!
+    image = { image_base64: (await readBounded(file, MAX_PDF_BYTES)).toString('base64'), image_type: type }
   } else if (path.extname(src.path).toLowerCase() === '.epub') {
     // Shown as HTML: the chapters' bodies in reading order (sanitized by the renderer).
     try {
@@ -178,7 +192,14 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
   } else {
     content = (await readBounded(file, MAX_TEXT_BYTES)).toString('utf8')
   }
+  // Recognised pages of the passage (a scan, an image), with where its words are on them.
+  const from = src.page_start ?? 1
+  // Only scans and images have recognised pages.
+  const ocrPages =
+    format === 'pdf' || format === 'image' ? await chunkOcrPages(engine.db, src.chunk_id, from, src.page_end ?? from) : []
   return {
+    ...(image ?? {}),
+    ...(ocrPages.length ? { ocr: passageBoxes(src.text, ocrPages) } : {}),
     chunk_id: src.chunk_id,
     collection: src.collection,
     path: src.path,

@@ -22,7 +22,8 @@ describe('per-format parser versions', () => {
     expect(formatSignature('t.tsv')).toBe(';csv=1')
     // Unchanged formats keep the signature they were stored with: nothing of theirs is read again.
     expect(formatSignature('a.md')).toBe('')
-    expect(formatSignature('a.pdf')).toBe('')
+    expect(formatSignature('a.pdf')).toBe(';pdf=1')
+    expect(formatSignature('a.html')).toBe('')
   })
 
   it('reads again an .rst imported under the old text parser, and leaves the Markdown alone', async () => {

@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Db } from '../store/db'
-import { collectionRoot } from '../store/collections'
+import { collectionOcr, collectionRoot } from '../store/collections'
 import { markSynced, upsertCollection } from '../store/writer'
 import { type TokenCounter, chunkerSignature } from './chunker'
 import { finishImportJob, recordImportProgress, startImportJob } from './jobs'
@@ -109,11 +109,13 @@ const EMBED_FLUSH_TEXTS = 64
 
 /**
  * What a document must have been read with to count as current: the chunker (and its tokenizer)
- * and the parsers. A change of either reads every document again on its next sync (embeddings of
- * unchanged text come from the cache), and tries again the files that failed.
+ * and the parsers, and whether text recognition was off. A change of any reads every document
+ * again on its next sync (embeddings of unchanged text come from the cache), and tries again the
+ * files that failed: turning recognition on retries the scans refused or left out while it was
+ * off, turning it off drops the recognised text. On (the default) adds nothing to the signature.
  */
-export function importSignature(counter: TokenCounter): string {
-  return `${chunkerSignature(counter)};parsers=${PARSERS_VERSION}`
+export function importSignature(counter: TokenCounter, ocr = true): string {
+  return `${chunkerSignature(counter)};parsers=${PARSERS_VERSION}${ocr ? '' : ';ocr=off'}`
 }
 
 /**
@@ -176,7 +178,8 @@ function closingNotices(files: FilePreparer, opts: ImportOptions): string[] {
 async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: string | null): Promise<ImportReport> {
   const started = Date.now()
   const { collection, signal } = opts
-  const signature = importSignature(opts.tokenCounter)
+  const ocr = await collectionOcr(db, collection)
+  const signature = importSignature(opts.tokenCounter, ocr)
   const timer = new StageTimer()
   const progress = new ProgressReporter(collection, started, opts.onProgress)
   const p = progress.state
@@ -200,6 +203,7 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       signature,
       tokenCounter: opts.tokenCounter,
       kinds: opts.kinds,
+      ocr,
       signal,
       pool: opts.parsePool,
       timer,

@@ -58,6 +58,24 @@ export interface ParsedPage {
    * recognition of the rendered page can read it.
    */
   unreadable: boolean
+  /** Set when the page's text came from text recognition of its rendered image (ocr.ts). */
+  ocr?: PageOcr
+}
+
+/** A recognised word: its text and its box as fractions (0..1) of the page's width and height. */
+export interface OcrWord {
+  text: string
+  /** [left, top, right, bottom], from the page's top left corner. */
+  box: [number, number, number, number]
+  /** Tesseract's confidence in the word, 0-100. */
+  confidence: number
+}
+
+/** What text recognition made of one page. */
+export interface PageOcr {
+  /** Tesseract's mean word confidence, 0-100. */
+  confidence: number
+  words: OcrWord[]
 }
 
 /** How far a parser is inside one file: `pages` parsed (or `ocr`: pages read by text recognition). */
@@ -71,6 +89,8 @@ export interface FileProgress {
 export interface ParseContext {
   /** Progress inside a long file, page by page. */
   onProgress?: (p: FileProgress) => void
+  /** Read pages without a text layer (scans, images) by text recognition; on unless false. */
+  ocr?: boolean
 }
 
 /** A file a parser cannot read. The message is shown to the person, so it says what is wrong in words. */

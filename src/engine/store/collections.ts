@@ -14,12 +14,20 @@ export async function listCollections(db: Queryable): Promise<CollectionInfo[]> 
     failed: number
     embedded: number
     versions: string[] | null
+    ocr_pages: number
+    low_pages: number
+    low_docs: number
+    settings: { ocr?: boolean } | null
   }>(
     `SELECT c.id, c.root, c.last_sync_at, c.chunk_count AS chunks,
             (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'indexed') AS documents,
             (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'failed') AS failed,
             (SELECT count(*)::int FROM chunks ch WHERE ch.collection_id = c.id AND ch.embedding IS NOT NULL) AS embedded,
-            (SELECT array_agg(DISTINCT d.version) FROM documents d WHERE d.collection_id = c.id AND d.version IS NOT NULL) AS versions
+            (SELECT array_agg(DISTINCT d.version) FROM documents d WHERE d.collection_id = c.id AND d.version IS NOT NULL) AS versions,
+            (SELECT coalesce(sum(d.ocr_page_count), 0)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'indexed') AS ocr_pages,
+            (SELECT coalesce(sum(d.ocr_low_pages), 0)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'indexed') AS low_pages,
+            (SELECT count(*)::int FROM documents d WHERE d.collection_id = c.id AND d.status = 'indexed' AND d.ocr_low_pages > 0) AS low_docs,
+            c.settings
        FROM collections c, (SELECT docent_readable_collections() AS r) a
       -- The collections the role may read: on a server the policies hide the rest as well.
       WHERE a.r IS NULL OR c.id = ANY(a.r)
@@ -34,7 +42,34 @@ export async function listCollections(db: Queryable): Promise<CollectionInfo[]> 
     embedded: Number(r.embedded),
     versions: (r.versions ?? []).sort(compareVersions),
     last_sync_at: r.last_sync_at ? new Date(r.last_sync_at).toISOString() : null,
+    ocr_pages: Number(r.ocr_pages),
+    low_confidence_pages: Number(r.low_pages),
+    low_confidence_documents: Number(r.low_docs),
+    ocr: r.settings?.ocr !== false,
   }))
+}
+
+/** Whether text recognition is on for a collection (its `ocr` setting; on unless set false). */
+export async function collectionOcr(db: Queryable, id: string): Promise<boolean> {
+  const { rows } = await db.query<{ ocr: boolean | null }>(
+    `SELECT (settings->>'ocr')::boolean AS ocr FROM collections WHERE id = $1`,
+    [id],
+  )
+  return rows[0]?.ocr !== false
+}
+
+/**
+ * Turns text recognition on or off for a collection. The next sync reads again what the change
+ * concerns: the setting is part of the collection's import signature (importer.ts), so documents
+ * and failures recorded under the other setting are not current any more. False when there is no
+ * such collection.
+ */
+export async function setCollectionOcr(db: Queryable, id: string, on: boolean): Promise<boolean> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE collections SET settings = coalesce(settings, '{}'::jsonb) || jsonb_build_object('ocr', $2::boolean) WHERE id = $1 RETURNING id`,
+    [id, on],
+  )
+  return rows.length > 0
 }
 
 /**

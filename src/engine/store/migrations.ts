@@ -377,6 +377,20 @@ CREATE FUNCTION docent_chunk_seq() RETURNS bigint LANGUAGE sql STABLE SECURITY D
 $$;
 `,
   },
+  {
+    version: 10,
+    name: 'pages read by text recognition: per document, each page with its confidence and word boxes',
+    sql: `
+-- Pages whose text came from text recognition (scans, images: parsers/ocr.ts). ocr_pages holds
+-- one entry per recognised page, {"page": 3, "confidence": 91, "words": [["text", x0, y0, x1, y1], ...]}
+-- with boxes as fractions of the page, so the viewer can draw a passage's words on the page at any
+-- scale; a page not in it was read from its text layer. The two counts keep the library's list
+-- from reading the boxes. Columns of documents, so its row-level security covers them too.
+ALTER TABLE documents ADD COLUMN ocr_pages jsonb;
+ALTER TABLE documents ADD COLUMN ocr_page_count integer NOT NULL DEFAULT 0;
+ALTER TABLE documents ADD COLUMN ocr_low_pages integer NOT NULL DEFAULT 0;
+`,
+  },
 ]
 
 /** The newest migration's version: a library at it needs none. */

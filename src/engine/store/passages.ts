@@ -64,3 +64,23 @@ export async function chunkSource(db: Queryable, chunkId: string): Promise<Chunk
   )
   return rows[0] ?? null
 }
+
+/** A page of a chunk's document that text recognition read (documents.ocr_pages, migration 10). */
+export interface OcrPageRow {
+  page: number
+  confidence: number
+  /** [text, x0, y0, x1, y1], the box as fractions of the page. */
+  words: [string, number, number, number, number][]
+}
+
+/** The recognised pages from `from` to `to` of the document a chunk belongs to; none when it has none. */
+export async function chunkOcrPages(db: Queryable, chunkId: string, from: number, to: number): Promise<OcrPageRow[]> {
+  const { rows } = await db.query<{ p: OcrPageRow }>(
+    `SELECT e AS p
+       FROM chunks ch JOIN documents d ON d.id = ch.document_id, jsonb_array_elements(coalesce(d.ocr_pages, '[]'::jsonb)) e
+      WHERE ch.id = $1 AND (e->>'page')::int BETWEEN $2 AND $3
+      ORDER BY (e->>'page')::int`,
+    [chunkId, from, to],
+  )
+  return rows.map((r) => r.p)
+}

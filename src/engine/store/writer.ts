@@ -38,7 +38,24 @@ export interface DocumentRow {
   title: string | null
   pageCount: number | null
   chunker: string
+  /** Pages read by text recognition (null: none; absent: left as stored). */
+  ocrPages?: StoredOcrPage[] | null
 }
+
+/** A recognised page as stored (documents.ocr_pages): words as [text, x0, y0, x1, y1], fractions of the page. */
+export interface StoredOcrPage {
+  page: number
+  confidence: number
+  words: [string, number, number, number, number][]
+}
+
+/**
+ * A recognised page whose mean word confidence is below this is flagged "check the page". On the
+ * real scans of evals/parsers/ocr-scans.test.ts pages that read at 97-99% word recall scored
+ * 79-92 (79: a page whose engraving tesseract read as noise); below 70 tesseract is unsure of a
+ * large share of the words, and the text is too likely wrong to be trusted unread.
+ */
+export const LOW_OCR_CONFIDENCE = 70
 
 export interface ChunkRow {
   id: string
@@ -149,6 +166,16 @@ async function insertChunks(tx: Queryable, doc: DocumentRow, chunks: ChunkRow[])
   )
 }
 
+/** Sets a document's recognised pages (none: null), with the counts the library's list shows. */
+async function writeOcrPages(db: Queryable, documentId: string, pages: StoredOcrPage[] | null): Promise<void> {
+  await db.query('UPDATE documents SET ocr_pages = $2::jsonb, ocr_page_count = $3, ocr_low_pages = $4 WHERE id = $1', [
+    documentId,
+    pages?.length ? JSON.stringify(pages) : null,
+    pages?.length ?? 0,
+    pages?.filter((p) => p.confidence < LOW_OCR_CONFIDENCE).length ?? 0,
+  ])
+}
+
 /** Replaces a document and all its chunks atomically: a shorter new version leaves no stale chunks. */
 export async function replaceDocument(db: Db, doc: DocumentRow, chunks: ChunkRow[]): Promise<void> {
   await db.transaction(async (tx) => {
@@ -177,6 +204,7 @@ export async function replaceDocument(db: Db, doc: DocumentRow, chunks: ChunkRow
         chunks.length,
       ],
     )
+    if (doc.ocrPages !== undefined) await writeOcrPages(tx, doc.id, doc.ocrPages)
     await insertChunks(tx, doc, chunks)
   })
 }

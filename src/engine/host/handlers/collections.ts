@@ -7,7 +7,12 @@ import { ErrorCode } from '../protocol'
 import { HostError, type HandlerMap } from '../types'
 
 export type CollectionsHandlers = HandlerMap<
-  'collections.list' | 'collections.import' | 'collections.resync' | 'collections.remove' | 'collections.failures'
+  | 'collections.list'
+  | 'collections.import'
+  | 'collections.resync'
+  | 'collections.remove'
+  | 'collections.failures'
+  | 'collections.setOcr'
 >
 
 export function collectionsHandlers({ engine, jobs, imports, emit }: HostDeps): CollectionsHandlers {
@@ -63,5 +68,12 @@ export function collectionsHandlers({ engine, jobs, imports, emit }: HostDeps): 
     },
 
     'collections.failures': async ({ collection }) => engine.failedDocuments(collection),
+
+    'collections.setOcr': async ({ collection, on }) => {
+      const changed = await engine.setCollectionOcr(collection, on)
+      if (!changed) throw new HostError(`There is no collection "${collection}".`, ErrorCode.notFound)
+      emit('collections.changed', { collection })
+      return { changed }
+    },
   }
 }

@@ -41,9 +41,14 @@ describe('parserFor / SUPPORTED_EXTENSIONS', () => {
       't.ODT',
       'c.ods',
       'x.xlsx',
+      'b.png',
+      's.JPG',
+      's.jpeg',
+      't.tif',
+      't.tiff',
     ])
       expect(parserFor(p)).not.toBeNull()
-    for (const p of ['a.doc', 'b.png', 'noext', '.md', 'x.md.bak', 'z.xls', 'p.ppt']) expect(parserFor(p)).toBeNull()
+    for (const p of ['a.doc', 'b.gif', 'noext', '.md', 'x.md.bak', 'z.xls', 'p.ppt']) expect(parserFor(p)).toBeNull()
     expect([...SUPPORTED_EXTENSIONS].sort()).toEqual([
       '.adoc',
       '.asc',
@@ -53,16 +58,21 @@ describe('parserFor / SUPPORTED_EXTENSIONS', () => {
       '.epub',
       '.htm',
       '.html',
+      '.jpeg',
+      '.jpg',
       '.markdown',
       '.md',
       '.mdx',
       '.ods',
       '.odt',
       '.pdf',
+      '.png',
       '.pptx',
       '.rest',
       '.rst',
       '.text',
+      '.tif',
+      '.tiff',
       '.tsv',
       '.txt',
       '.xlsx',
@@ -148,7 +158,7 @@ describe('parseFile', () => {
   })
 
   it('refuses unsupported types', async () => {
-    expect((await parseError(parseFile(new Uint8Array(3), 'x.png'))).message).toBe('unsupported file type (.png)')
+    expect((await parseError(parseFile(new Uint8Array(3), 'x.gif'))).message).toBe('unsupported file type (.gif)')
     expect((await parseError(parseFile(new Uint8Array(3), 'Makefile'))).message).toBe('unsupported file type (no extension)')
   })
 

@@ -5,6 +5,7 @@ import { parseCsv, parseCsvString } from './csv'
 import { parseDocx } from './docx'
 import { parseEpub } from './epub'
 import { decodeHtml, parseHtml, parseHtmlString } from './html'
+import { parseImage } from './image'
 import { parseMarkdown, parseMarkdownString } from './markdown'
 import { parseOds } from './ods'
 import { parseOdt } from './odt'
@@ -22,6 +23,7 @@ export {
   parseDocx,
   parseEpub,
   parseHtml,
+  parseImage,
   parseMarkdown,
   parseOds,
   parseOdt,
@@ -40,12 +42,12 @@ export {
  * PDF headings are siblings (issue 26).
  */
 export const PARSERS_VERSION = 2
-// New formats (EPUB; PPTX, ODT, ODS, XLSX) need no bump: files of a type that was not read were never imported, and are
+// New formats (EPUB; PPTX, ODT, ODS, XLSX; images) need no bump: files of a type that was not read were never imported, and are
 // read on the next sync. A format whose files were read before by another parser gets a version of
 // its own instead (FORMAT_VERSIONS): only its files are read again.
 
 type Format =
-  'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub' | 'pptx' | 'odt' | 'ods' | 'xlsx' | 'csv' | 'asciidoc' | 'rst'
+  'markdown' | 'text' | 'html' | 'pdf' | 'docx' | 'epub' | 'pptx' | 'odt' | 'ods' | 'xlsx' | 'csv' | 'asciidoc' | 'rst' | 'image'
 
 /**
  * Per-format parser versions, on top of PARSERS_VERSION: a format listed here has its version in
@@ -53,8 +55,10 @@ type Format =
  * reads again the files of that format only. Bump a format's number when only its parser changed.
  * 1: reStructuredText and AsciiDoc get parsers of their own (they were read as plain text, their
  * headings lost); CSV is new (no file of it was imported, listed so that it can be bumped alone).
+ * PDF 1: scanned and unreadable pages are read by text recognition, so PDFs refused for having no
+ * text are tried again (and only PDFs are read again).
  */
-const FORMAT_VERSIONS: Partial<Record<Format, number>> = { rst: 1, asciidoc: 1, csv: 1 }
+const FORMAT_VERSIONS: Partial<Record<Format, number>> = { rst: 1, asciidoc: 1, csv: 1, pdf: 1 }
 
 const BY_EXTENSION: Record<string, Format> = {
   '.md': 'markdown',
@@ -78,6 +82,12 @@ const BY_EXTENSION: Record<string, Format> = {
   '.odt': 'odt',
   '.ods': 'ods',
   '.xlsx': 'xlsx',
+  // Images of text, read by text recognition (image.ts).
+  '.png': 'image',
+  '.jpg': 'image',
+  '.jpeg': 'image',
+  '.tif': 'image',
+  '.tiff': 'image',
 }
 
 /** File extensions (lower case, with the dot) that Docent can read. */
@@ -97,6 +107,7 @@ const PARSERS: Record<Format, ParserFn> = {
   csv: parseCsv,
   asciidoc: parseAsciidoc,
   rst: parseRst,
+  image: parseImage,
 }
 
 function extensionOf(relativePath: string): string {

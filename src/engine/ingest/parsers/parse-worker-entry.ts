@@ -11,20 +11,25 @@ const port = parentPort!
  */
 function progressSender(id: number): (p: FileProgress) => void {
   let sent = -1
+  let stage: FileProgress['stage'] = 'pages'
   return (p) => {
-    if (p.total < 2) return
+    // Text recognition's first message (done 0) always goes: it tells the pool how many pages
+    // are to be recognised, which sets the file's time limit (worker-pool.ts).
+    const first = p.stage !== stage
+    stage = p.stage
+    if (p.total < 2 && !(first && p.stage === 'ocr')) return
     const percent = Math.floor((100 * p.done) / p.total)
-    if (percent === sent && p.done < p.total) return
+    if (!first && percent === sent && p.done < p.total) return
     sent = percent
     port.postMessage({ type: 'progress', id, progress: p })
   }
 }
 
-port.on('message', async (m: { type: 'parse'; id: number; bytes: Uint8Array; relativePath: string }) => {
+port.on('message', async (m: { type: 'parse'; id: number; bytes: Uint8Array; relativePath: string; ocr?: boolean }) => {
   if (m.type !== 'parse') return
   let doc
   try {
-    doc = await parseFile(m.bytes, m.relativePath, { onProgress: progressSender(m.id) })
+    doc = await parseFile(m.bytes, m.relativePath, { onProgress: progressSender(m.id), ocr: m.ocr !== false })
   } catch (err) {
     // parseFile turns every failure into a ParseError whose message is meant for the person.
     port.postMessage({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) })

@@ -5,6 +5,7 @@ import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { buildSections, dropRunningHeaders, type PdfLine } from './pdf-layout'
+import { pagesToRecognise, recognisePages, scannedPages } from './pdf-ocr'
 import { isUnreadableText, stripControls } from './textcheck'
 
 /**
@@ -15,11 +16,13 @@ import { isUnreadableText, stripControls } from './textcheck'
  * remaining lines into paragraphs that carry their page number.
  *
  * A page whose text layer is mostly control or private-use characters (a font without a usable
- * ToUnicode map) is unreadable: it is left out, flagged in `pages` and named in a notice, so that
- * text recognition can read it instead. Stray control characters on other pages are removed.
+ * ToUnicode map) is unreadable, and a page with no text that draws an image is a scan: both are
+ * read by text recognition (pdf-ocr.ts) unless the collection turned it off (ParseContext.ocr),
+ * when they are left out, flagged in `pages` and named in a notice. Stray control characters on
+ * other pages are removed.
  *
  * Not handled: reading order of multi-column layouts (content order is used), tables (read as
- * lines of text), scanned pages (no text layer: the file is refused with a reason).
+ * lines of text).
  */
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs')
@@ -206,15 +209,24 @@ export function pageList(pages: number[]): string {
 }
 
 /** What the person is told about pages left out. */
-function pageNotices(read: ReadPages): string[] {
+function pageNotices(read: ReadPages, ocr: Ocr): string[] {
   const out: string[] = []
-  const unreadable = read.pages.filter((p) => p.unreadable).map((p) => p.page)
+  const off = ocr.off ? ', and text recognition is off for this collection' : ', nor did text recognition find any'
+  const unreadable = read.pages.filter((p) => p.unreadable && !p.ocr).map((p) => p.page)
   if (unreadable.length > 0) {
     const one = unreadable.length === 1
     out.push(
-      `${one ? 'page' : 'pages'} ${pageList(unreadable)} ${one ? 'has' : 'have'} no readable text (${one ? 'its font has' : 'their fonts have'} no usable character map) and ${one ? 'was' : 'were'} left out of the index`,
+      `${one ? 'page' : 'pages'} ${pageList(unreadable)} ${one ? 'has' : 'have'} no readable text (${one ? 'its font has' : 'their fonts have'} no usable character map${off}) and ${one ? 'was' : 'were'} left out of the index`,
     )
   }
+  if (ocr.off && ocr.scanned.length > 0) {
+    const one = ocr.scanned.length === 1
+    out.push(
+      `${one ? 'page' : 'pages'} ${pageList(ocr.scanned)} ${one ? 'is a scanned image' : 'are scanned images'} and text recognition is off for this collection: left out of the index`,
+    )
+  }
+  if (ocr.failed.length > 0)
+    out.push(`text recognition failed on ${ocr.failed.length === 1 ? 'page' : 'pages'} ${pageList(ocr.failed)}: left out`)
   if (read.failedPages > 0)
     out.push(
       `${read.failedPages === 1 ? 'one page' : `${read.failedPages} pages`} could not be read (damaged) and ${read.failedPages === 1 ? 'was' : 'were'} left out`,
@@ -248,17 +260,50 @@ async function readMeta(doc: PdfDocument): Promise<Record<string, unknown>> {
   return meta
 }
 
-function noTextError(read: ReadPages, numPages: number): ParseError {
+/** What text recognition did for a PDF: off, or which pages it recognised and which failed. */
+interface Ocr {
+  off: boolean
+  /** Scanned pages (no text, an image); when off, those it would have read (of the first OFF_CHECK_PAGES). */
+  scanned: number[]
+  failed: number[]
+  /** The last failure's reason. */
+  error?: unknown
+}
+
+function noTextError(read: ReadPages, numPages: number, ocr: Ocr): ParseError {
+  // Nothing was read, and recognition failed on a page: that failure is the reason.
+  if (ocr.failed.length > 0) {
+    const reason = ocr.error instanceof Error ? ocr.error.message : String(ocr.error)
+    return new ParseError(`PDF has no text layer and text recognition failed: ${reason}`)
+  }
+  const why = ocr.off ? 'text recognition is off for this collection' : 'text recognition found no text in them'
   const unreadable = read.pages.filter((p) => p.unreadable).length
   if (unreadable === numPages)
     return new ParseError(
-      `PDF has no readable text: ${numPages === 1 ? 'its page is' : `all ${numPages} pages are`} set in fonts without a usable character map (text recognition is not supported)`,
+      `PDF has no readable text: ${numPages === 1 ? 'its page is' : `all ${numPages} pages are`} set in fonts without a usable character map (${why})`,
     )
   if (unreadable > 0)
     return new ParseError(
-      `PDF has no text to read: ${unreadable} of ${numPages} pages are set in fonts without a usable character map and the rest have no text (they may be scanned images; text recognition is not supported)`,
+      `PDF has no text to read: ${unreadable} of ${numPages} pages are set in fonts without a usable character map and the rest have no text (${why})`,
     )
-  return new ParseError('PDF has no text to read (it may be scanned images; text recognition is not supported)')
+  if (ocr.off && ocr.scanned.length > 0) return new ParseError(`PDF has no text to read: its pages are scanned images and ${why}`)
+  return new ParseError(
+    ocr.off
+      ? 'PDF has no text to read (it may be scanned images; text recognition is off for this collection)'
+      : 'PDF has no text to read',
+  )
+}
+
+/** Reads the scanned and unreadable pages by text recognition (unless off), adding their lines in page order. */
+async function recognise(lib: PdfJs, doc: PdfDocument, read: ReadPages, ctx: ParseContext): Promise<Ocr> {
+  const todo = pagesToRecognise(read.pages)
+  const off = ctx.ocr === false
+  if (off) return { off, scanned: await scannedPages(doc as never, todo, lib.OPS), failed: [] }
+  const got = await recognisePages(doc as never, todo, ctx, lib.OPS)
+  if (got.lines.length > 0) {
+    read.lines = [...read.lines, ...got.lines].sort((a, z) => a.page - z.page)
+  }
+  return { off, scanned: got.scanned, failed: got.failed, error: got.error }
 }
 
 function openPdf(lib: PdfJs, bytes: Uint8Array) {
@@ -299,18 +344,19 @@ export const parsePdf: ParserFn = guarded('PDF', async (bytes, _relativePath, ct
     const numPages = doc.numPages
     const read = await readPages(doc, ctx)
     if (numPages > 0 && read.failedPages === numPages) throw pdfError(read.pageError)
+    const ocr = await recognise(lib, doc, read, ctx)
     const meta = await readMeta(doc)
     const b = new DocBuilder()
     buildSections(dropRunningHeaders(read.lines, numPages), b)
     const sections = b.finish()
-    if (sections.length === 0) throw noTextError(read, numPages)
+    if (sections.length === 0) throw noTextError(read, numPages, ocr)
     if (read.failedPages > 0) meta.unreadablePages = read.failedPages
     // The first top-level heading is the document's title only when it is the only one: of a run
     // of equal chapters ("Chapter 1" ... "Chapter 4999") it is a sibling, and as the title it
     // would head the breadcrumb of every other chapter ("Chapter 1 > Chapter 4999").
     const topHeadings = b.sections.filter((s) => s.level === 1).length
     const title = (meta.title as string | undefined) ?? (topHeadings === 1 ? b.firstH1 : null)
-    const notices = pageNotices(read)
+    const notices = pageNotices(read, ocr)
     const result: ParsedDocument = { title, meta, sections, pageCount: numPages, pages: read.pages }
     if (notices.length > 0) result.notices = notices
     return result

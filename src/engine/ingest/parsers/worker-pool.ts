@@ -15,11 +15,19 @@ import { ParseError, type FileProgress, type ParsedDocument } from '../types'
  *
  * Messages (worker -> pool): {type:'ready'} once loaded | {type:'progress', id, progress} while a long
  * file is parsed (its pages) | {type:'result', id, doc} | {type:'error', id, message}
- * Messages (pool -> worker): {type:'parse', id, bytes, relativePath}
+ * Messages (pool -> worker): {type:'parse', id, bytes, relativePath, ocr}
  */
 
 /** Long enough for a legitimate 300 MB PDF on a slow machine, short enough that a stuck file ends. */
 export const DEFAULT_PARSE_TIMEOUT_MS = 120_000
+
+/**
+ * Time added to a file's limit per page it has to read by text recognition: a page takes 3-5 s
+ * at 300 dpi on a 2-core machine (evals/parsers/ocr-scans.test.ts), so this leaves a slow machine
+ * several times that. The parser reports the pages to recognise (progress, stage 'ocr') before
+ * it starts on them, and the limit grows then: a 500-page scan is not cut off at two minutes.
+ */
+export const DEFAULT_OCR_PAGE_TIMEOUT_MS = 30_000
 
 type FromWorker =
   | { type: 'ready' }
@@ -35,6 +43,8 @@ interface Task {
   bytes: Uint8Array
   relativePath: string
   transfer: boolean
+  /** ParseContext.ocr: false when the collection has text recognition off. */
+  ocr: boolean
   signal: AbortSignal | undefined
   onProgress: ParseProgress | undefined
   resolve: (doc: ParsedDocument) => void
@@ -44,6 +54,8 @@ interface Task {
 
 export interface ParsePoolOptions {
   timeoutMs?: number
+  /** Added to the limit per page to recognise (DEFAULT_OCR_PAGE_TIMEOUT_MS). */
+  ocrPageTimeoutMs?: number
   /** The worker's entry module (a .ts or .js path); tests give one with a parser that never ends. */
   entry?: string
 }
@@ -78,19 +90,24 @@ export class ParsePool {
   private readonly queue: Task[] = []
   private current: Task | null = null
   private timer: NodeJS.Timeout | null = null
+  /** When the running file was handed to the worker, and its current limit (ms). */
+  private started = 0
+  private limitMs = 0
   private nextId = 1
   private closed = false
   readonly timeoutMs: number
+  readonly ocrPageTimeoutMs: number
 
   constructor(private readonly opts: ParsePoolOptions = {}) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS
+    this.ocrPageTimeoutMs = opts.ocrPageTimeoutMs ?? DEFAULT_OCR_PAGE_TIMEOUT_MS
   }
 
   /** Parses one file in the worker; rejects with a ParseError (the reason in words) or an AbortError. */
   parse(
     bytes: Uint8Array,
     relativePath: string,
-    opts: { signal?: AbortSignal | undefined; transfer?: boolean; onProgress?: ParseProgress | undefined } = {},
+    opts: { signal?: AbortSignal | undefined; transfer?: boolean; onProgress?: ParseProgress | undefined; ocr?: boolean } = {},
   ): Promise<ParsedDocument> {
     if (this.closed) return Promise.reject(new Error('the parser pool is closed'))
     if (opts.signal?.aborted) return Promise.reject(abortError())
@@ -100,6 +117,7 @@ export class ParsePool {
         bytes,
         relativePath,
         transfer: !!opts.transfer,
+        ocr: opts.ocr !== false,
         signal: opts.signal,
         onProgress: opts.onProgress,
         resolve,
@@ -159,11 +177,13 @@ export class ParsePool {
         if (this.current !== task || !this.worker) return
         this.worker.ref()
         // The limit counts from the moment the worker has the file, not from its start-up.
-        this.timer = setTimeout(() => this.timeOut(task), this.timeoutMs)
+        this.started = Date.now()
+        this.limitMs = this.timeoutMs
+        this.timer = setTimeout(() => this.timeOut(task), this.limitMs)
         const bytes = task.bytes
         const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
         this.worker.postMessage(
-          { type: 'parse', id: task.id, bytes, relativePath: task.relativePath },
+          { type: 'parse', id: task.id, bytes, relativePath: task.relativePath, ocr: task.ocr },
           task.transfer && whole && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [],
         )
       },
@@ -180,6 +200,7 @@ export class ParsePool {
     const task = this.current
     if (!task || task.id !== m.id) return
     if (m.type === 'progress') {
+      if (m.progress.stage === 'ocr') this.extend(task, m.progress.total)
       task.onProgress?.(m.progress)
       return
     }
@@ -195,9 +216,18 @@ export class ParsePool {
     if (task) this.finish(task, () => task.reject(new ParseError(reason)))
   }
 
+  /** The running file has `ocrPages` pages to recognise: its limit becomes base + that many pages' allowance. */
+  private extend(task: Task, ocrPages: number): void {
+    const limit = this.timeoutMs + ocrPages * this.ocrPageTimeoutMs
+    if (this.current !== task || limit <= this.limitMs || !this.timer) return
+    this.limitMs = limit
+    clearTimeout(this.timer)
+    this.timer = setTimeout(() => this.timeOut(task), Math.max(0, this.started + limit - Date.now()))
+  }
+
   private timeOut(task: Task): void {
     if (this.current !== task) return
-    const seconds = Math.round(this.timeoutMs / 100) / 10
+    const seconds = Math.round(this.limitMs / 100) / 10
     void this.kill()
     this.finish(task, () => task.reject(new ParseError(`took longer than ${seconds} s to parse`)))
   }
@@ -243,9 +273,20 @@ let shared: ParsePool | null = null
 export function parseIsolated(
   bytes: Uint8Array,
   relativePath: string,
-  opts: { signal?: AbortSignal | undefined; pool?: ParsePool | undefined; onProgress?: ParseProgress | undefined } = {},
+  opts: {
+    signal?: AbortSignal | undefined
+    pool?: ParsePool | undefined
+    onProgress?: ParseProgress | undefined
+    /** Text recognition of scanned pages and images; on unless false. */
+    ocr?: boolean | undefined
+  } = {},
 ): Promise<ParsedDocument> {
   const pool = opts.pool ?? (shared ??= new ParsePool())
   // The caller hands the bytes over: they are read for this parse only (sync/parse.ts).
-  return pool.parse(bytes, relativePath, { signal: opts.signal, transfer: true, onProgress: opts.onProgress })
+  return pool.parse(bytes, relativePath, {
+    signal: opts.signal,
+    transfer: true,
+    onProgress: opts.onProgress,
+    ocr: opts.ocr !== false,
+  })
 }

@@ -1,4 +1,5 @@
-import type { ChunkRow, DocumentRow } from '../../store/writer'
+import type { ChunkRow, DocumentRow, StoredOcrPage } from '../../store/writer'
+import type { ParsedPage } from '../types'
 import { chunkId, sha256Hex } from '../../store/ids'
 import { countWords, extractExactTerms } from '../../retrieve/exact-terms'
 import { type TokenCounter, chunkDocument, embeddingText, DEFAULT_CHUNK_OPTIONS } from '../chunker'
@@ -14,6 +15,16 @@ export interface PreparedDocument {
   texts: string[]
   /** For the watcher's change sets: whether the document was stored before. */
   change: 'added' | 'changed'
+}
+
+/** The recognised pages of a parse, as documents.ocr_pages stores them; null when there are none. */
+export function storedOcrPages(pages: ParsedPage[] | undefined): StoredOcrPage[] | null {
+  const out: StoredOcrPage[] = []
+  for (const p of pages ?? []) {
+    if (!p.ocr) continue
+    out.push({ page: p.page, confidence: p.ocr.confidence, words: p.ocr.words.map((w) => [w.text, ...w.box]) })
+  }
+  return out.length ? out : null
 }
 
 export interface ChunkOptions {
@@ -67,6 +78,7 @@ export function chunkParsed(item: PlannedFile, file: ParsedFile, opts: ChunkOpti
     title: parsed.title,
     pageCount: parsed.pageCount ?? null,
     chunker: item.signature,
+    ocrPages: storedOcrPages(parsed.pages),
   }
   return { doc, chunks, texts, change: item.decision === 'new' ? 'added' : 'changed' }
 }

@@ -41,7 +41,7 @@ export async function parsePlanned(
   read: { bytes: Uint8Array; sha: string },
   kinds: Record<string, string> | undefined,
   timer: StageTimer,
-  isolation: { signal?: AbortSignal | undefined; pool?: ParsePool | undefined; onProgress?: ParseProgress } = {},
+  isolation: { signal?: AbortSignal | undefined; pool?: ParsePool | undefined; onProgress?: ParseProgress; ocr?: boolean } = {},
 ): Promise<ParsedFile> {
   const rel = item.file.relativePath
   // Off the engine's thread, with a time limit: a hostile PDF cannot stall searches meanwhile.

@@ -25,6 +25,8 @@ export interface PrepareContext {
   signature: string
   tokenCounter: TokenCounter
   kinds: Record<string, string> | undefined
+  /** Text recognition of scanned pages and images (the collection's `ocr` setting). */
+  ocr: boolean
   signal: AbortSignal | undefined
   pool: ParsePool | undefined
   timer: StageTimer
@@ -58,13 +60,7 @@ export class FilePreparer {
   async fail(file: FailedFile, reason: string, remember: { sha256: string; signature: string } | null): Promise<void> {
     const text = reasonText(reason)
     this.failed.push({ relativePath: file.path, reason: text })
-    await writeFailure(
-      this.ctx.db,
-      this.ctx.collection,
-      file,
-      text,
-      remember,
-    )
+    await writeFailure(this.ctx.db, this.ctx.collection, file, text, remember)
     this.ctx.progress.state.failed++
     this.ctx.onFailed(file.path, text)
   }
@@ -115,6 +111,7 @@ export class FilePreparer {
         signal: ctx.signal,
         pool: ctx.pool,
         onProgress: (fp) => ctx.progress.fileProgress(fp),
+        ocr: ctx.ocr,
       })
       for (const n of parsed.parsed.notices ?? []) this.notices.push(`${item.file.relativePath}: ${n}`)
       const t0 = performance.now()

@@ -42,6 +42,31 @@ describe('library', () => {
     expect(within(other).getByText('Synced never')).toBeTruthy()
   })
 
+  it('counts pages read by text recognition, flags those to check, and switches recognition off', async () => {
+    const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
+    const card = await screen.findByRole('article', { name: 'Collection widget-manual' })
+    expect(within(card).getByText(/12 pages read by text recognition/)).toBeTruthy()
+    expect(within(card).getByText(/1 page to check \(1 document\)/)).toBeTruthy()
+    const other = screen.getByRole('article', { name: 'Collection mcp-docs' })
+    expect(within(other).queryByText(/read by text recognition/)).toBeNull()
+    const box = within(card).getByRole('checkbox', { name: /Read scanned pages and images/ })
+    expect((box as HTMLInputElement).checked).toBe(true)
+    await userEvent.click(box)
+    expect(docent.callsTo('collections.setOcr')).toEqual([{ collection: 'widget-manual', on: false }])
+  })
+
+  it('shows recognition progress as the page being recognised', async () => {
+    const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
+    act(() =>
+      docent.emit(
+        'import.progress',
+        progress({ currentFile: 'scans/manual.pdf', fileProgress: { stage: 'ocr', done: 2, total: 12 } }),
+      ),
+    )
+    const group = await screen.findByRole('group', { name: 'Import progress for mcp-docs' })
+    expect(within(group).getByText(/recognising text, page 3 of 12/)).toBeTruthy()
+  })
+
   it('shows import progress with files done/total, current file, rate and ETA, and cancels', async () => {
     const { docent } = await renderApp({ 'collections.list': () => COLLECTIONS })
     // The first event past the scan starts the clock; no estimate until a batch has been embedded.

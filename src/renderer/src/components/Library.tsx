@@ -81,6 +81,7 @@ function CollectionCard({ collection: c, id }: { collection: CollectionInfo | nu
   const loadFailures = useLibrary((s) => s.loadFailures)
   const resync = useLibrary((s) => s.resync)
   const remove = useLibrary((s) => s.remove)
+  const setOcr = useLibrary((s) => s.setOcr)
   const running = job && !job.finished
 
   useEffect(() => {
@@ -156,6 +157,24 @@ function CollectionCard({ collection: c, id }: { collection: CollectionInfo | nu
           <div className="collection-meta muted" title={c.last_sync_at ?? undefined}>
             Synced {formatRelativeTime(c.last_sync_at)}
           </div>
+          {c.ocr_pages > 0 && (
+            <div className="collection-meta muted">
+              {plural(c.ocr_pages, 'page')} read by text recognition
+              {c.low_confidence_pages > 0 && (
+                <span
+                  className="ocr-low"
+                  title="Tesseract was unsure of much of the text on these pages: check them against the page"
+                >
+                  {' '}
+                  · {plural(c.low_confidence_pages, 'page')} to check ({plural(c.low_confidence_documents, 'document')})
+                </span>
+              )}
+            </div>
+          )}
+          <label className="collection-meta small">
+            <input type="checkbox" checked={c.ocr} disabled={!!running} onChange={(e) => void setOcr(id, e.target.checked)} />{' '}
+            Read scanned pages and images (text recognition; re-sync to apply)
+          </label>
         </>
       )}
       {job && running && <ImportProgressView job={job} />}
@@ -221,6 +240,13 @@ export function ImportProgressView({ job }: { job: ImportJob }) {
             <span className="import-pages">
               {' '}
               (page {p.fileProgress.done.toLocaleString()} of {p.fileProgress.total.toLocaleString()})
+            </span>
+          )}
+          {p.fileProgress?.stage === 'ocr' && (
+            <span className="import-pages">
+              {' '}
+              (recognising text, page {Math.min(p.fileProgress.done + 1, p.fileProgress.total).toLocaleString()} of{' '}
+              {p.fileProgress.total.toLocaleString()})
             </span>
           )}
         </div>

@@ -7,6 +7,7 @@ import { markdownToSafeHtml, sanitizeHtml } from '../lib/sanitize'
 import { useNav } from '../stores/nav'
 import { useViewer } from '../stores/viewer'
 import { AlertIcon, ExternalIcon, Spinner } from './Icons'
+import { drawOcrBoxes, ImageDocument, OcrNotice } from './OcrOverlay'
 import { RichContent } from './RichContent'
 
 export function SourceViewer() {
@@ -83,8 +84,11 @@ function SourceDocument({ view, label }: { view: SourceView; label: string | nul
           <blockquote className="passage-quote">{view.passage}</blockquote>
         </div>
       )}
+      <OcrNotice view={view} />
       {view.format === 'pdf' ? (
         <PdfDocument view={view} onHighlight={setFound} />
+      ) : view.format === 'image' ? (
+        <ImageDocument view={view} onHighlight={setFound} />
       ) : (
         <TextDocument view={view} onHighlight={setFound} />
       )}
@@ -197,7 +201,9 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
       await layer.render()
       if (cancelled) return
       if (cited) {
-        const mark = highlightPassage(textLayer, view.passage)
+        // A recognised page (a scan) has no text layer: its passage is drawn from the word boxes.
+        const ocrPage = view.ocr?.find((p) => p.page === pageNum)
+        const mark = ocrPage ? drawOcrBoxes(host, ocrPage) : highlightPassage(textLayer, view.passage)
         onHighlight(mark)
         if (mark) scrollWithin(mark, { block: 'center' })
       }
@@ -212,7 +218,7 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
     return () => {
       cancelled = true
     }
-  }, [doc, pageNum, zoom, view.page, view.page_end, view.passage, onHighlight])
+  }, [doc, pageNum, zoom, view.page, view.page_end, view.passage, view.ocr, onHighlight])
 
   const zoomBy = (dir: 1 | -1) => setZoom((z) => stepZoom(z, fitScale.current, dir))
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {

@@ -45,6 +45,8 @@ interface LibraryState {
   /** Asks whether to go on with a sync the engine held back because it would empty the collection. */
   confirmEmpty(job: ImportJob): Promise<void>
   remove(collection: string): Promise<boolean>
+  /** Turns text recognition of scans and images on or off; the next re-sync reads them again. */
+  setOcr(collection: string, on: boolean): Promise<void>
   cancel(jobId: string): Promise<void>
   loadFailures(collection: string): Promise<void>
   dismissJob(jobId: string): void
@@ -148,6 +150,15 @@ export const useLibrary = create<LibraryState>()((set, get) => ({
     } catch (err) {
       notifyError(`Couldn't remove ${collection}`, err)
       return false
+    }
+  },
+
+  setOcr: async (collection, on) => {
+    try {
+      await call('collections.setOcr', { collection, on })
+      await get().refresh()
+    } catch (err) {
+      notifyError(`Couldn't change text recognition for ${collection}`, err)
     }
   },
 

@@ -42,6 +42,7 @@ const defaults: Handlers = {
   'collections.import': () => ({ jobId: 'job-1' }),
   'collections.resync': () => ({ jobId: 'job-resync' }),
   'collections.remove': () => ({ removed: true }),
+  'collections.setOcr': () => ({ changed: true }),
   'jobs.cancel': () => ({ cancelled: true }),
   ask: () => ({ requestId: 'req-1' }),
   'ask.cancel': () => ({ cancelled: true }),
@@ -184,6 +185,10 @@ export const COLLECTIONS = [
     embedded: 900,
     versions: ['2024-11-05', '2025-03-26', '2025-06-18', 'draft'],
     last_sync_at: new Date(Date.now() - 5 * 60_000).toISOString(),
+    ocr_pages: 0,
+    low_confidence_pages: 0,
+    low_confidence_documents: 0,
+    ocr: true,
   },
   {
     id: 'widget-manual',
@@ -194,5 +199,9 @@ export const COLLECTIONS = [
     embedded: 40,
     versions: ['v1.2', 'v2.0'],
     last_sync_at: null,
+    ocr_pages: 12,
+    low_confidence_pages: 1,
+    low_confidence_documents: 1,
+    ocr: true,
   },
 ]
