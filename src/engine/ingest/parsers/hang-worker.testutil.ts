@@ -4,7 +4,7 @@ import { parseFile } from './index'
 /**
  * A parse worker for tests (worker-pool.ts protocol): files whose name contains "hang" never
  * finish parsing, as a hostile PDF or a pathological Markdown file would not: a synchronous loop
- * that only terminating the thread ends. Every other file is parsed for real. Each parse is
+ * that only terminating the thread ends; files named "hog" take memory until the heap limit ends them. Every other file is parsed for real. Each parse is
  * announced on a broadcast channel with the worker's thread id, so a test can see the spin
  * start and a fresh worker take the next file.
  */
@@ -15,6 +15,11 @@ const log = new BroadcastChannel('docent-test-parse-log')
 
 port.on('message', async (m: { type: 'parse'; id: number; bytes: Uint8Array; relativePath: string }) => {
   log.postMessage({ relativePath: m.relativePath, threadId })
+  if (m.relativePath.includes('hog')) {
+    // Holds on to ever more memory, as a hostile file's object graph would.
+    const held: number[][] = []
+    for (;;) held.push(new Array<number>(1 << 20).fill(held.length))
+  }
   if (m.relativePath.includes('hang')) {
     for (;;) {
       // Spin: nothing but terminate() stops this.

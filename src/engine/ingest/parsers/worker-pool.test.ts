@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { Engine } from '../../engine'
 import { tempDir } from '../../../test-support/paths'
 import { importFolder } from '../importer'
+import { ParseError } from '../types'
 import { ParsePool } from './worker-pool'
 
 /**
@@ -122,5 +123,23 @@ describe('parsing in a worker with a time limit', () => {
       `SELECT path FROM documents WHERE collection_id = 'cancelled' AND status = 'failed'`,
     )
     expect(rows).toEqual([])
+  })
+
+  it('stops a parse that outgrows the heap limit, names the reason, and parses the next file in a fresh worker', async () => {
+    const small = new ParsePool({ timeoutMs: 60_000, maxHeapMb: 64, entry: path.join(here, 'hang-worker.testutil.ts') })
+    try {
+      const text = new TextEncoder().encode('# Memory\n\nThis one takes memory until it is stopped.\n')
+      const failed = await small.parse(text, 'hog.md').catch((e: unknown) => e)
+      // The fault happened: the worker ran out of its heap, and the file got that as its reason.
+      expect(failed).toBeInstanceOf(ParseError)
+      expect((failed as Error).message).toBe('needed more than 64 MB of memory to parse, and was stopped')
+      const doc = await small.parse(new TextEncoder().encode('# After\n\nZebras come next.\n'), 'after.md')
+      expect(doc.sections[0]!.headings).toEqual(['After'])
+      const threads = log.filter((l) => l.relativePath === 'hog.md' || l.relativePath === 'after.md').map((l) => l.threadId)
+      expect(threads).toHaveLength(2)
+      expect(threads[0]).not.toBe(threads[1])
+    } finally {
+      await small.close()
+    }
   })
 })

@@ -52,7 +52,17 @@ interface Task {
   onAbort: () => void
 }
 
+/**
+ * The parser thread's JavaScript heap, at most: a file whose parse needs more (a hostile PDF's
+ * object graph, a spreadsheet's XML) ends that parse with a reason instead of taking the app's
+ * memory. The pages text recognition reads are bounded by their pixel caps (pdf-render.ts,
+ * image.ts), whose buffers and tesseract's wasm memory live outside this heap.
+ */
+export const DEFAULT_PARSE_HEAP_MB = 3072
+
 export interface ParsePoolOptions {
+  /** The worker's heap limit in MB (DEFAULT_PARSE_HEAP_MB); tests give a small one. */
+  maxHeapMb?: number
   timeoutMs?: number
   /** Added to the limit per page to recognise (DEFAULT_OCR_PAGE_TIMEOUT_MS). */
   ocrPageTimeoutMs?: number
@@ -67,21 +77,22 @@ function abortError(): Error {
   return Object.assign(new Error('parsing was cancelled'), { name: 'AbortError' })
 }
 
-function startWorker(entry: string | undefined): Worker {
+function startWorker(entry: string | undefined, maxHeapMb: number): Worker {
   const here = path.dirname(fileURLToPath(import.meta.url))
+  const resourceLimits = { maxOldGenerationSizeMb: maxHeapMb }
   if (!entry) {
     // Built app: electron-vite emits the entry beside the engine host bundle (out/main), while this
     // code may sit in a shared chunk one folder down (out/main/chunks). See embedder-thread.ts.
     for (const built of [path.join(here, 'parse-worker-entry.js'), path.join(here, '..', 'parse-worker-entry.js')]) {
-      if (existsSync(built)) return new Worker(built)
+      if (existsSync(built)) return new Worker(built, { resourceLimits })
     }
   }
   const file = entry ?? path.join(here, 'parse-worker-entry.ts')
-  if (file.endsWith('.js')) return new Worker(file)
+  if (file.endsWith('.js')) return new Worker(file, { resourceLimits })
   // From source (tsx, vitest): register tsx's loader inside the worker, then load the TS entry.
   const url = pathToFileURL(file).href
   const boot = `import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(url)}))`
-  return new Worker(boot, { eval: true })
+  return new Worker(boot, { eval: true, resourceLimits })
 }
 
 export class ParsePool {
@@ -97,9 +108,11 @@ export class ParsePool {
   private closed = false
   readonly timeoutMs: number
   readonly ocrPageTimeoutMs: number
+  readonly maxHeapMb: number
 
   constructor(private readonly opts: ParsePoolOptions = {}) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS
+    this.maxHeapMb = opts.maxHeapMb ?? DEFAULT_PARSE_HEAP_MB
     this.ocrPageTimeoutMs = opts.ocrPageTimeoutMs ?? DEFAULT_OCR_PAGE_TIMEOUT_MS
   }
 
@@ -142,7 +155,7 @@ export class ParsePool {
 
   private spawn(): Promise<void> {
     if (this.ready) return this.ready
-    const worker = startWorker(this.opts.entry)
+    const worker = startWorker(this.opts.entry, this.maxHeapMb)
     this.worker = worker
     this.ready = new Promise<void>((resolve, reject) => {
       const onMessage = (m: FromWorker) => {
@@ -156,7 +169,14 @@ export class ParsePool {
       worker.once('exit', (code) => reject(new Error(`the parser worker exited (code ${code}) while starting`)))
     })
     worker.on('message', (m: FromWorker) => this.onMessage(worker, m))
-    worker.on('error', (err) => this.onDeath(worker, `the parser stopped: ${err.message}`))
+    worker.on('error', (err) =>
+      this.onDeath(
+        worker,
+        (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `needed more than ${this.maxHeapMb} MB of memory to parse, and was stopped`
+          : `the parser stopped: ${err.message}`,
+      ),
+    )
     worker.on('exit', (code) => this.onDeath(worker, `the parser stopped (exit code ${code})`))
     // Rejections are handled where `ready` is awaited; this keeps an unobserved one quiet.
     this.ready.catch(() => undefined)
