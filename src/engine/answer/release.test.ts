@@ -29,6 +29,11 @@ const FILES: Record<string, string> = {
   'specification/2.0/elicitation.md':
     '# Elicitation\n\n## Form Requests\n\nA server asks the user for input in a form.\n\n## URL Mode Elicitation\n\nIn URL mode the server sends the user to a web page.\n\n' +
     '## URL Mode Flow\n\nThe client opens the URL mode page after the user consents.\n',
+  // "tick" is a specific feature word of 2.0 (its own section); a section named for messages, a
+  // feature word too common to be specific, answers a question on ticks without saying "tick".
+  'specification/2.0/clock.md': '# Clock\n\n## Ticks\n\nOne tick is one second of the server clock.\n',
+  'specification/2.0/notices.md':
+    '# Messages\n\n## Notifications\n\nA server sends notifications/progress with a token and a count every few seconds.\n',
   // A guide of release 1.0 that describes a feature its specification does not have.
   'guides/1.0/overview.md':
     '# Overview\n\n## What servers offer\n\nServers offer tools, and tasks for long-running work, which clients poll until they complete.\n',
@@ -184,6 +189,25 @@ describe('release rules on a real engine', () => {
     expect(result).toMatchObject({ abstained: true, reason: 'not_in_context' })
     expect(result.explanation).toContain('does not rest on the 1.0 specification')
     expect(trace.release).toMatchObject({ must_cite_authoritative: true, cited_authoritative: false })
+  })
+
+  it('keeps an answer that cites the release specification section named for the asked feature, though it lacks the specific word', async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        const n = /<passage n="(\d+)" section="Messages &gt; Notifications" kind="Specification" version="2.0"/.exec(
+          args.user,
+        )![1]
+        return reply(`A server sends notifications/progress with a token and a count every few seconds [${n}].`, [Number(n)])
+      },
+    ])
+    const { result, trace } = await ask('Which messages tick a job forward with a token count?', '2.0', chat)
+    expect(chat.calls).toHaveLength(1)
+    // "tick" is the specific word the rule asks for, and the cited passage does not hold it ...
+    expect(trace.release).toMatchObject({ verdict: 'mentioned', must_cite_authoritative: true })
+    expect(trace.release!.terms.find((t) => t.term === 'tick')!.in_scope_authoritative).toBeGreaterThan(0)
+    // ... but its section is named for messages, which the question asks about: the answer stands.
+    expect(trace.release!.cited_authoritative).toBe(true)
+    expect(result.abstained).toBe(false)
   })
 
   it('leaves a question about something no release calls a feature to the model (a guide answers it)', async () => {

@@ -207,6 +207,12 @@ export interface ReleaseCheck {
   explanation: string | null
   /** Terms an authoritative passage of the release must contain, for an answer to stand (empty: no such rule). */
   mustCite: string[]
+  /**
+   * Every feature term of the question that the release's authoritative sources mention, specific
+   * or not ("sampling", "tool"): a cited passage whose section heading names one of them is about
+   * the asked feature, though its text may not repeat the specific word ("call").
+   */
+  featureTerms: string[]
 }
 
 export async function checkRelease(
@@ -225,7 +231,7 @@ export async function checkRelease(
     must_cite_authoritative: false,
     cited_authoritative: null,
   }
-  if (!releases) return { trace: base, explanation: null, mustCite: [] }
+  if (!releases) return { trace: base, explanation: null, mustCite: [], featureTerms: [] }
   const terms = keyTermsOf(question, scope)
   const [counts, features] = await Promise.all([
     countTerms(db, scope.collections, terms, kinds),
@@ -280,9 +286,9 @@ export async function checkRelease(
   if (absent) {
     trace.verdict = 'never_mentioned'
     const first = absent.first_version ? `; it first appears in ${absent.first_version}` : ''
-    return { trace, explanation: `The ${label} docs never mention ${absent.spelling}${first}.`, mustCite: [] }
+    return { trace, explanation: `The ${label} docs never mention ${absent.spelling}${first}.`, mustCite: [], featureTerms: [] }
   }
-  if (!hasAuthoritative) return { trace, explanation: null, mustCite: [] }
+  if (!hasAuthoritative) return { trace, explanation: null, mustCite: [], featureTerms: [] }
   // Mentioned in the release, but only by guides, while the specifications of other releases define it.
   const guidesOnly = traced.find(
     (t) =>
@@ -299,6 +305,7 @@ export async function checkRelease(
       trace,
       explanation: `The ${label} ${kind} does not mention ${guidesOnly.spelling}; it appears only in guide pages, which may describe features this release does not have.`,
       mustCite: [],
+      featureTerms: [],
     }
   }
   const specific = (t: (typeof traced)[number]) =>
@@ -308,5 +315,6 @@ export async function checkRelease(
     .filter((t) => t.form !== 'phrase' && t.in_scope_authoritative > 0 && t.feature && specific(t))
     .map((t) => t.term)
   trace.must_cite_authoritative = mustCite.length > 0
-  return { trace, explanation: null, mustCite }
+  const featureTerms = traced.filter((t) => t.in_scope_authoritative > 0 && t.feature).map((t) => t.term)
+  return { trace, explanation: null, mustCite, featureTerms }
 }

@@ -106,7 +106,8 @@ function answersTheQuestion(kept: (ReplySentence & { added?: 'procedure' })[], r
 
 /**
  * The release's authoritative sources mention what the question asks about: an answer stands only
- * if it cites at least one of them (of that release) that contains the term, in its text or heading.
+ * if it cites at least one of them (of that release) that contains the term, in its text or heading,
+ * or whose section heading names a feature the question asks about.
  */
 function authoritativeRefusal(
   kept: ReplySentence[],
@@ -118,6 +119,7 @@ function authoritativeRefusal(
   if (!rule.must_cite_authoritative || !rule.releases) return null
   const kinds = new Set(rule.authoritative_kinds)
   const terms = release.mustCite.map((t) => ({ raw: t.toLowerCase(), stem: contentWords(t)[0] ?? t }))
+  const features = release.featureTerms.map((t) => ({ raw: t.toLowerCase(), stems: contentWords(t) }))
   const cited = [...new Set(kept.flatMap((s) => s.cites))].map((n) => byN.get(n)!).filter(Boolean)
   const ok = cited.some((p) => {
     if (!p.kind || !kinds.has(p.kind) || !p.version || !rule.releases!.includes(p.version)) return false
@@ -126,7 +128,12 @@ function authoritativeRefusal(
     const own = `${p.heading}\n${p.text}`
     const text = own.toLowerCase()
     const words = new Set(contentWords(own))
-    return terms.some((t) => text.includes(t.raw) || words.has(t.stem))
+    if (terms.some((t) => text.includes(t.raw) || words.has(t.stem))) return true
+    // A section named for a feature the question asks about ("Sampling > Tool Choice Modes" for a
+    // question on sampling with tools) is about it, though its text never says the specific word.
+    const heading = p.heading.toLowerCase()
+    const headingWords = new Set(contentWords(p.heading))
+    return features.some((f) => heading.includes(f.raw) || (f.stems.length > 0 && f.stems.every((w) => headingWords.has(w))))
   })
   if (run.trace.release) run.trace.release.cited_authoritative = ok
   if (ok) return null
