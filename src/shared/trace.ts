@@ -164,6 +164,8 @@ export const RepairCode = z.enum([
   'subject_not_in_passages',
   /** A sentence that cited nothing was given the one passage that supports it. */
   'citation_filled',
+  /** A sentence whose cited passages do not say it was cited to the one given passage that does. */
+  'citation_moved',
   /** Steps of a procedure the answer stopped before were copied from its source. */
   'procedure_completed',
 ])

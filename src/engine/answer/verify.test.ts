@@ -62,14 +62,20 @@ describe('verifyReply: every sentence against the passages it cites', () => {
   it('rejects a reply that is not the expected JSON object, accepts one that is', async () => {
     expect(codes(await verifyReply(null, passages))).toEqual(['invalid_reply'])
     expect(codes(await verifyReply({ sentences: [] }, passages))).toEqual(['invalid_reply'])
-    expect(codes(await verifyReply({ answerable: true, sentences: [{ text: 'x', cites: ['1'] }] }, passages))).toEqual(['invalid_reply'])
-    expect(parseAnswerReply({ answerable: true, sentences: [{ text: 'Unknown tools [1] fail.', cites: [] }] })!.sentences).toEqual([
-      { text: 'Unknown tools fail.', cites: [1] },
+    expect(codes(await verifyReply({ answerable: true, sentences: [{ text: 'x', cites: ['1'] }] }, passages))).toEqual([
+      'invalid_reply',
     ])
+    expect(
+      parseAnswerReply({ answerable: true, sentences: [{ text: 'Unknown tools [1] fail.', cites: [] }] })!.sentences,
+    ).toEqual([{ text: 'Unknown tools fail.', cites: [1] }])
   })
 
   it('reads the one-string answers of older replies, sentence by sentence', async () => {
-    const legacy = { answerable: true, answer: 'Unknown tools return -32602 [1]. Set timeouts for requests [2].', citations: [1, 2] }
+    const legacy = {
+      answerable: true,
+      answer: 'Unknown tools return -32602 [1]. Set timeouts for requests [2].',
+      citations: [1, 2],
+    }
     expect(parseAnswerReply(legacy)!.sentences).toEqual([
       { text: 'Unknown tools return -32602.', cites: [1] },
       { text: 'Set timeouts for requests.', cites: [2] },
@@ -117,8 +123,12 @@ describe('verifyReply: every sentence against the passages it cites', () => {
     expect(removedCodes(v)).toEqual(['unsupported_number', 'unsupported_quote', 'unsupported_name'])
     expect(v.removed[0]!.reason).toBe('the cited passages do not contain the number 45')
     expect(v.unsupported_numbers).toEqual(['45'])
-    // -32602 is in passage 1, but only passage 2 is cited: the number must come from a cited passage.
-    expect(removedCodes(await verifyReply(reply([['Error -32602 means invalid params.', [2]]]), passages))).toEqual(['unsupported_number'])
+    // -32602 is in passage 1, but only passage 2 is cited: the number must come from a cited
+    // passage, so the sentence is cited to passage 1, which says it (and checked against it).
+    const moved = await verifyReply(reply([['Error -32602 means invalid params.', [2]]]), passages)
+    expect(moved.kept).toEqual([{ text: 'Error -32602 means invalid params.', cites: [1] }])
+    expect(moved.repairs.map((r) => r.code)).toEqual(['citation_moved'])
+    expect(moved.claims[0]!.repaired).toBe('cited [1] instead of [2], the passage that says it')
   })
 
   it('removes a sentence most of whose words the cited passages do not hold', async () => {
@@ -197,7 +207,9 @@ describe('a number the passage attaches to something else', () => {
   const q = 'and what about for direct drive extruders?'
 
   it('removes ".020 for direct drive" where the passage gives .020 for long bowden extruders', async () => {
-    const v = await verifyReply(reply([['For direct drive extruders, run the tuning tower with FACTOR=.020.', [1]]]), manual, { question: q })
+    const v = await verifyReply(reply([['For direct drive extruders, run the tuning tower with FACTOR=.020.', [1]]]), manual, {
+      question: q,
+    })
     expect(codes(v)).toEqual(['no_supported_sentence'])
     expect(v.removed[0]!.code).toBe('misattached')
     expect(v.removed[0]!.reason).toContain('.005')
@@ -206,7 +218,9 @@ describe('a number the passage attaches to something else', () => {
   it('removes it when only the question names direct drive, and keeps the right number', async () => {
     const bare = await verifyReply(reply([['Run the tuning tower with FACTOR=.020.', [1]]]), manual, { question: q })
     expect(bare.removed.map((r) => r.code)).toEqual(['misattached'])
-    const right = await verifyReply(reply([['For direct drive extruders use FACTOR=.005 instead.', [1]]]), manual, { question: q })
+    const right = await verifyReply(reply([['For direct drive extruders use FACTOR=.005 instead.', [1]]]), manual, {
+      question: q,
+    })
     expect(right.ok).toBe(true)
     expect(right.removed).toEqual([])
   })
@@ -250,11 +264,9 @@ describe('a question about a name no passage mentions', () => {
   })
   it('leaves an answer alone when a passage given holds the name', async () => {
     const q = 'What does notifications/cancelled do?'
-    const v = await verifyReply(
-      reply([['Send `notifications/cancelled` when a request times out.', [2]]]),
-      passages,
-      { question: q },
-    )
+    const v = await verifyReply(reply([['Send `notifications/cancelled` when a request times out.', [2]]]), passages, {
+      question: q,
+    })
     expect(v.reply!.answerable).toBe(true)
     expect(v.repairs).toEqual([])
     expect(v.ok).toBe(true)

@@ -239,7 +239,26 @@ async function checkOne(
       ...result,
       reason: `it cites ${s.cites.map((c) => `[${c}]`).join('')}, which ${s.cites.length > 1 ? 'were' : 'was'} not given`,
     }
-  else if (cites.length === 0 && !vacuous) {
+  else if (!result.ok && cites.length > 0 && !vacuous) {
+    // A small model often numbers the wrong passage of the ones it was given. A sentence one other
+    // passage wholly supports is cited to that passage (still checked, as every sentence is);
+    // with none, it is removed as before.
+    for (const p of passages) {
+      if (cites.includes(p.n)) continue
+      const r = await check([p.n])
+      if (r.ok) {
+        const was = cites.map((c) => `[${c}]`).join('')
+        cites = [p.n]
+        result = r
+        repaired = `cited [${p.n}] instead of ${was}, the passage that says it`
+        v.repairs.push({
+          code: 'citation_moved',
+          message: `"${s.text}" cited ${was}, which does not say it; [${p.n}] does and was cited.`,
+        })
+        break
+      }
+    }
+  } else if (cites.length === 0 && !vacuous) {
     // A sentence without a citation keeps its place only if exactly the passages that say it can be named.
     for (const p of passages) {
       const r = await check([p.n])
