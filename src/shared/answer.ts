@@ -63,8 +63,11 @@ export const AnswerSentence = z.object({
   citations: z.array(z.number().int().positive()),
   /** The release its passages come from, when the answer's sources span releases (no version was chosen). */
   version: z.string().nullable().optional(),
-  /** Added by the engine, not written by the model: the rest of a procedure, copied from its source. */
-  added: z.literal('procedure').optional(),
+  /**
+   * Added by the engine, not written by the model, copied from its source: the rest of a procedure
+   * the answer stopped in, or the items of a list the answer introduced and did not give.
+   */
+  added: z.enum(['procedure', 'list']).optional(),
 })
 export type AnswerSentence = z.infer<typeof AnswerSentence>
 

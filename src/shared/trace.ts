@@ -168,6 +168,8 @@ export const RepairCode = z.enum([
   'citation_moved',
   /** Steps of a procedure the answer stopped before were copied from its source. */
   'procedure_completed',
+  /** Items of a list the answer introduced ("…the following codes:") and did not give were copied from its source. */
+  'list_completed',
 ])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })

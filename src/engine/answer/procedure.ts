@@ -3,29 +3,50 @@ import type { PromptPassage, ReplySentence } from './prompt'
 import { contentWords, splitUnits, type TextUnit } from './sentences'
 
 /**
- * A procedure stops only where its source stops. When the answer follows the numbered steps of a
- * passage it cites and stops before the last, the remaining steps are copied from that passage, as
- * the passage writes them, citing it: grounded by construction, and marked as added by the engine
- * (`added: 'procedure'`). Seen with a 1.5B model: a calibration answer stopped before the step
- * that measures and computes the value.
+ * An answer stops only where its source stops. Two shapes of it, both seen with a 1.5B model that
+ * reads trimmed passages (answer/trim.ts keeps the sentences that bear on the question, so a
+ * list's items, which rarely repeat the question's words, are often not among them):
+ *
+ * - **Procedures.** When the answer follows the numbered steps of a passage it cites and stops
+ *   before the last, the remaining steps are copied from that passage. Seen: a calibration answer
+ *   stopped before the step that measures and computes the value.
+ * - **Lists introduced and not given.** When a sentence of the answer ends with a colon and says
+ *   what a cited passage's own lead-in sentence says ("The following error codes are defined:"),
+ *   and that lead-in is followed by a list, the list's items the answer does not give are copied
+ *   from the passage. Seen: "The MCP specification defines the following error codes [1]:" as a
+ *   whole answer.
+ *
+ * Copied items are the passage's own words, citing it, so they are grounded by construction; they
+ * are marked as added by the engine (`added`), shown as copied in the app, and named in the trace.
  */
 
 /** Share of a step's content words a sentence must hold to count as giving that step. */
 const STEP_COVERED = 0.5
-/** At most this many steps are copied; a longer tail is left to the source, which is one click away. */
+/** At most this many items are copied; a longer tail is left to the source, which is one click away. */
 const MAX_ADDED = 8
 
-export type KeptSentence = ReplySentence & { added?: 'procedure' }
+export type AddedKind = 'procedure' | 'list'
+export type KeptSentence = ReplySentence & { added?: AddedKind }
+
+/** Every completion, in order: procedures first (their steps may also follow a lead-in). */
+export function completeFromSources(
+  kept: ReplySentence[],
+  passages: PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  repairs: VerificationRepair[],
+): KeptSentence[] {
+  return completeLeadIns(completeProcedures(kept, passages, fullText, repairs), passages, fullText, repairs)
+}
 
 export function completeProcedures(
-  kept: ReplySentence[],
+  kept: KeptSentence[],
   passages: PromptPassage[],
   fullText: (p: PromptPassage) => string,
   repairs: VerificationRepair[],
 ): KeptSentence[] {
   const out: KeptSentence[] = [...kept]
   for (const p of passages) {
-    const citing = out.map((s, i) => (s.cites.includes(p.n) && !(s as KeptSentence).added ? i : -1)).filter((i) => i >= 0)
+    const citing = out.map((s, i) => (s.cites.includes(p.n) && !s.added ? i : -1)).filter((i) => i >= 0)
     if (citing.length === 0) continue
     for (const steps of orderedLists(fullText(p))) {
       const covered = steps.map((step) => citing.some((i) => covers(out[i]!.text, step.text)))
@@ -46,11 +67,101 @@ export function completeProcedures(
   return out
 }
 
+/** A sentence that introduces what follows: it ends with a colon (markers aside). */
+const leadsIn = (text: string) => /:\s*$/.test(text.replace(/(?:\s*\[\d+\])+\s*$/, ''))
+
+export function completeLeadIns(
+  kept: KeptSentence[],
+  passages: PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  repairs: VerificationRepair[],
+): KeptSentence[] {
+  const out: KeptSentence[] = [...kept]
+  const byN = new Map(passages.map((p) => [p.n, p]))
+  for (let i = 0; i < out.length; i++) {
+    const s = out[i]!
+    if (s.added || !leadsIn(s.text)) continue
+    for (const n of s.cites) {
+      const p = byN.get(n)
+      const items = p ? listAfterLeadIn(fullText(p), s.text) : null
+      if (!p || !items) continue
+      // The answer's own sentences after the lead-in that give an item (the model may have begun the
+      // list), judged by what sets each item apart: "Number Schema" is not given by "String Schema".
+      const own = distinctive(items.map((it) => it.text))
+      const gives = (t: KeptSentence, k: number) => !t.added && coversWords(t.text, own[k]!)
+      const given = items.map((_, k) => out.slice(i + 1).some((t) => gives(t, k)))
+      if (given.every(Boolean)) break
+      const lastGiving = out.reduce((at, t, j) => (j > i && items.some((_, k) => gives(t, k)) ? j : at), i)
+      const missing = items.filter((_, k) => !given[k]).slice(0, MAX_ADDED)
+      out.splice(lastGiving + 1, 0, ...missing.map((it) => ({ text: it.text, cites: [p.n], added: 'list' as const })))
+      const gave = given.filter(Boolean).length
+      repairs.push({
+        code: 'list_completed',
+        message: `The answer introduced the list of passage [${p.n}] and gave ${gave} of its ${items.length} item${items.length === 1 ? '' : 's'}; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
+      })
+      i = lastGiving + missing.length
+      break
+    }
+  }
+  return out
+}
+
+/**
+ * The top-level items of the list that follows the passage's own lead-in sentence, when the
+ * answer's sentence says what that lead-in says (half of its content words); else null.
+ */
+function listAfterLeadIn(text: string, sentence: string): TextUnit[] | null {
+  const units = splitUnits(text)
+  for (let j = 0; j + 1 < units.length; j++) {
+    const lead = units[j]!
+    if (lead.kind !== 'prose' || !leadsIn(lead.text) || units[j + 1]!.kind !== 'list' || !covers(sentence, lead.text)) continue
+    return topLevelItems(text, units, j + 1)
+  }
+  return null
+}
+
+/**
+ * The top-level items of the list that starts at `units[from]`. An item's own indented content
+ * (a code block, a paragraph, a nested list) lies between items and ends the list's unit run, so
+ * the list goes on past it while the next top-level item follows (numbered in sequence, for a
+ * numbered list); a heading or unindented text ends it.
+ */
+function topLevelItems(text: string, units: TextUnit[], from: number): TextUnit[] {
+  const indent = (u: TextUnit) => /^[ \t]*/.exec(text.slice(u.start))![0].length
+  const first = units[from]!
+  const top = indent(first)
+  const items: TextUnit[] = []
+  for (let k = from; k < units.length; k++) {
+    const u = units[k]!
+    const level = indent(u)
+    if (u.kind === 'list' && level === top) {
+      const last = items[items.length - 1]
+      const inSequence = first.ordinal === null ? u.ordinal === null : last ? u.ordinal === (last.ordinal ?? 0) + 1 : true
+      if (!inSequence) break
+      items.push(u)
+    } else if (level <= top || u.kind === 'heading') break
+  }
+  return items
+}
+
 function covers(sentence: string, step: string): boolean {
-  const stepWords = [...new Set(contentWords(step))]
-  if (stepWords.length === 0) return false
+  return coversWords(sentence, [...new Set(contentWords(step))])
+}
+
+function coversWords(sentence: string, words: string[]): boolean {
+  if (words.length === 0) return false
   const have = new Set(contentWords(sentence))
-  return stepWords.filter((w) => have.has(w)).length / stepWords.length >= STEP_COVERED
+  return words.filter((w) => have.has(w)).length / words.length >= STEP_COVERED
+}
+
+/** Each item's content words less those every item has ("Schema" in a list of schema types); all of them when none is left. */
+function distinctive(items: string[]): string[][] {
+  const words = items.map((t) => [...new Set(contentWords(t))])
+  const inAll = words.length > 1 ? new Set(words[0]!.filter((w) => words.every((ws) => ws.includes(w)))) : new Set<string>()
+  return words.map((ws) => {
+    const own = ws.filter((w) => !inAll.has(w))
+    return own.length > 0 ? own : ws
+  })
 }
 
 /** The ordered lists of a text (at least two numbered items each), in order. */

@@ -1,7 +1,7 @@
 import type { AnswerSentence, AskResult, Citation } from '../../../shared/answer'
 import type { SearchHit } from '../../../shared/search'
 import { renderAnswer } from '../markers'
-import { completeProcedures } from '../procedure'
+import { completeFromSources, type KeptSentence } from '../procedure'
 import type { PromptPassage, ReplySentence } from '../prompt'
 import type { ReleaseCheck } from '../release'
 import { contentWords } from '../sentences'
@@ -60,7 +60,7 @@ export async function conclude(
       v.removed.length ? 'An answer was drafted, but none of its sentences is supported by the passages it cites.' : null,
     )
 
-  const kept = completeProcedures(v.kept, passages, (p) => hitOf(p).text, v.repairs)
+  const kept = completeFromSources(v.kept, passages, (p) => hitOf(p).text, v.repairs)
   const byN = new Map(passages.map((p) => [p.n, p]))
   if (!answersTheQuestion(kept, v.removed.length, run.standalone))
     return abstain('unverifiable_citations', 'The sentences that checked out no longer answer the question.')
@@ -97,7 +97,7 @@ export function removalNotice(n: number): string | null {
  * After sentences were removed, what is left must still be about the question: at least one
  * sentence the model wrote shares a content word with it.
  */
-function answersTheQuestion(kept: (ReplySentence & { added?: 'procedure' })[], removed: number, question: string): boolean {
+function answersTheQuestion(kept: KeptSentence[], removed: number, question: string): boolean {
   if (kept.length === 0) return false
   if (removed === 0) return true
   const asked = new Set(contentWords(question))
@@ -143,7 +143,7 @@ function authoritativeRefusal(
 
 /** Sources numbered 1..n in the order the answer first uses them; passages no sentence uses are not listed. */
 function numberByFirstUse(
-  kept: (ReplySentence & { added?: 'procedure' })[],
+  kept: KeptSentence[],
   byN: Map<number, PromptPassage>,
   hitOf: (p: PromptPassage) => SearchHit,
 ): { sentences: AnswerSentence[]; citations: Citation[] } {

@@ -56,7 +56,7 @@ function wrap(hay: Haystack, r: Range, s: AnswerSentence, doc: Document): { firs
     const target = from > 0 ? node.splitText(from) : node
     if (to - from < target.data.length) target.splitText(to - from)
     const span = doc.createElement('span')
-    span.className = s.added === 'procedure' ? 'claim claim-added' : 'claim'
+    span.className = s.added ? 'claim claim-added' : 'claim'
     span.setAttribute('data-claim', String(r.index))
     target.parentNode!.insertBefore(span, target)
     span.appendChild(target)
@@ -140,13 +140,13 @@ function addMarkers(
   // A chip added after the text itself ("value." then 1) needs the space the model's markers have.
   if (extra.length > 0 && shown.size === 0) extra.unshift(doc.createTextNode(' '))
   if (s.version && !labelled) extra.push(tag(doc, 'claim-version', s.version, `From the ${s.version} release`))
-  if (s.added === 'procedure')
+  if (s.added)
     extra.push(
       tag(
         doc,
         'claim-copied',
         'copied from the source',
-        'Docent copied this step from the cited source; the model did not write it',
+        `Docent copied this ${s.added === 'procedure' ? 'step' : 'item'} from the cited source; the model did not write it`,
       ),
     )
   let at = anchor

@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest'
+import type { VerificationRepair } from '../../shared/trace'
+import { completeFromSources } from './procedure'
+import type { PromptPassage, ReplySentence } from './prompt'
+
+/**
+ * An answer stops only where its source stops: the steps of a procedure it stopped in, and the
+ * items of a list it introduced ("…the following:") and did not give, are copied from the cited
+ * passage, marked as added, and named in the repairs.
+ */
+
+// The shape of the MCP 2025-06-18 elicitation page: a lead-in, then numbered items whose own
+// indented code blocks lie between them.
+const SCHEMA_TYPES = `### Supported Schema Types
+
+The schema is restricted to these primitive types:
+
+1. **String Schema**
+
+   \`\`\`json
+   { "type": "string", "minLength": 3 }
+   \`\`\`
+
+2. **Number Schema**
+
+   \`\`\`json
+   { "type": "number", "minimum": 0 }
+   \`\`\`
+
+3. **Boolean Schema**
+
+4. **Enum Schema**
+
+Clients can use this schema to generate forms.`
+
+const ERRORS = `## Error Handling
+
+Servers use the standard JSON-RPC error codes. The following error codes are defined:
+
+- \`-32700\`: Parse error
+- \`-32602\`: Invalid params
+  - also sent for an unknown tool
+- \`-32603\`: Internal error
+
+Implementations MAY define their own codes above -32000.`
+
+const CALIBRATE = `## Calibration
+
+1. Print the tuning tower.
+2. Measure the height where corners look best.
+3. Compute the factor from that height.`
+
+const passage = (n: number, text: string): PromptPassage =>
+  ({ n, chunk_id: `c${n}`, text, heading: 'h', path: 'p.md', version: null, kind: null }) as unknown as PromptPassage
+
+const complete = (kept: ReplySentence[], passages: PromptPassage[]) => {
+  const repairs: VerificationRepair[] = []
+  const out = completeFromSources(kept, passages, (p) => p.text, repairs)
+  return { out, repairs }
+}
+
+describe('an answer that introduces a list and does not give it', () => {
+  it('gets the list items of the cited passage, in order, past their indented code blocks', () => {
+    const { out, repairs } = complete(
+      [{ text: 'The schema is restricted to these primitive types:', cites: [1] }],
+      [passage(1, SCHEMA_TYPES)],
+    )
+    expect(out.map((s) => [s.text, s.added ?? null])).toEqual([
+      ['The schema is restricted to these primitive types:', null],
+      ['1. **String Schema**', 'list'],
+      ['2. **Number Schema**', 'list'],
+      ['3. **Boolean Schema**', 'list'],
+      ['4. **Enum Schema**', 'list'],
+    ])
+    expect(out.slice(1).every((s) => s.cites.length === 1 && s.cites[0] === 1)).toBe(true)
+    expect(repairs).toEqual([
+      {
+        code: 'list_completed',
+        message: 'The answer introduced the list of passage [1] and gave 0 of its 4 items; 4 were copied from it.',
+      },
+    ])
+  })
+
+  it('keeps the items the model gave and adds only the others, after them', () => {
+    const { out } = complete(
+      [
+        { text: 'The schema is restricted to these primitive types:', cites: [1] },
+        { text: '1. String Schema', cites: [1] },
+        { text: 'Forms are generated from it.', cites: [1] },
+      ],
+      [passage(1, SCHEMA_TYPES)],
+    )
+    expect(out.map((s) => s.text)).toEqual([
+      'The schema is restricted to these primitive types:',
+      '1. String Schema',
+      '2. **Number Schema**',
+      '3. **Boolean Schema**',
+      '4. **Enum Schema**',
+      'Forms are generated from it.',
+    ])
+  })
+
+  it('copies top-level bullet items only, when the lead-in is a paraphrase of the passage sentence', () => {
+    const { out } = complete(
+      [{ text: 'The specification defines the following error codes:', cites: [2] }],
+      [passage(1, CALIBRATE), passage(2, ERRORS)],
+    )
+    expect(out.filter((s) => s.added).map((s) => s.text)).toEqual([
+      '- `-32700`: Parse error',
+      '- `-32602`: Invalid params',
+      '- `-32603`: Internal error',
+    ])
+  })
+
+  it('adds nothing when the answer already gives every item, or does not end in a colon, or the lead-in says something else', () => {
+    const all = [
+      { text: 'The following error codes are defined:', cites: [1] },
+      { text: '-32700 is a parse error.', cites: [1] },
+      { text: '-32602 means invalid params.', cites: [1] },
+      { text: '-32603 is an internal error.', cites: [1] },
+    ]
+    expect(complete(all, [passage(1, ERRORS)]).repairs).toEqual([])
+    expect(complete([{ text: 'The following error codes are defined.', cites: [1] }], [passage(1, ERRORS)]).repairs).toEqual([])
+    expect(complete([{ text: 'Tools can be listed as follows:', cites: [1] }], [passage(1, ERRORS)]).repairs).toEqual([])
+  })
+})
+
+describe('a procedure the answer stopped in', () => {
+  it('gets the remaining steps, marked as procedure', () => {
+    const { out, repairs } = complete(
+      [
+        { text: 'Print the tuning tower.', cites: [1] },
+        { text: 'Measure the height where the corners look best.', cites: [1] },
+      ],
+      [passage(1, CALIBRATE)],
+    )
+    expect(out.at(-1)).toEqual({ text: '3. Compute the factor from that height.', cites: [1], added: 'procedure' })
+    expect(repairs.map((r) => r.code)).toEqual(['procedure_completed'])
+  })
+})
+
+describe('through the engine', () => {
+  it('answers a lead-in with the list copied from the source, shown as added and named in the trace', async () => {
+    const { mkdir, writeFile } = await import('node:fs/promises')
+    const path = await import('node:path')
+    const { Engine } = await import('../engine')
+    const { tempDir } = await import('../../test-support/paths')
+    const { ScriptedChat, OverlapReranker, reply } = await import('./scripted.testutil')
+    const c = await tempDir()
+    const d = await tempDir()
+    const engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
+    try {
+      await mkdir(path.join(c.dir, 'spec'), { recursive: true })
+      await writeFile(path.join(c.dir, 'spec', 'errors.md'), `# Protocol\n\n${ERRORS}\n`)
+      expect((await engine.ingest(c.dir, { collection: 'spec' })).failed).toEqual([])
+      const chat = new ScriptedChat([reply('The following error codes are defined [1]:', [1])])
+      const result = await engine.ask(
+        {
+          question: 'Which JSON-RPC error codes are defined for error handling?',
+          scope: { collections: ['spec'], version: 'all' },
+        },
+        { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false },
+      )
+      expect(result).toMatchObject({ abstained: false, mode: 'answer' })
+      expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'list', 'list', 'list'])
+      expect(result.answer).toBe(
+        // The index keeps inline code as its text, without backticks.
+        'The following error codes are defined [1]:\n- -32700: Parse error [1]\n- -32602: Invalid params [1]\n- -32603: Internal error [1]',
+      )
+      const trace = (await engine.trace(result.trace_id))!.data as { verification: { repairs?: { code: string }[] } }
+      expect(JSON.stringify(trace)).toContain('list_completed')
+    } finally {
+      await engine.close()
+      await c.cleanup()
+      await d.cleanup()
+    }
+  })
+})
