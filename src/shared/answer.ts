@@ -65,9 +65,10 @@ export const AnswerSentence = z.object({
   version: z.string().nullable().optional(),
   /**
    * Added by the engine, not written by the model, copied from its source: the rest of a procedure
-   * the answer stopped in, or the items of a list the answer introduced and did not give.
+   * the answer stopped in, the items of a list the answer introduced and did not give, or the
+   * sentence that answers when the model's only restated the question or left out what it asks for.
    */
-  added: z.enum(['procedure', 'list']).optional(),
+  added: z.enum(['procedure', 'list', 'quote']).optional(),
 })
 export type AnswerSentence = z.infer<typeof AnswerSentence>
 

@@ -170,6 +170,8 @@ export const RepairCode = z.enum([
   'procedure_completed',
   /** Items of a list the answer introduced ("…the following codes:") and did not give were copied from its source. */
   'list_completed',
+  /** The answer restated the question or left out what it asks for (a name, a number, a version); the passage sentence that answers was added. */
+  'quote_added',
 ])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })

@@ -25,7 +25,8 @@ const STEP_COVERED = 0.5
 /** At most this many items are copied; a longer tail is left to the source, which is one click away. */
 const MAX_ADDED = 8
 
-export type AddedKind = 'procedure' | 'list'
+/** What the engine added to the model's sentences: procedure steps and list items here, a sentence that answers in substance.ts. */
+export type AddedKind = 'procedure' | 'list' | 'quote'
 export type KeptSentence = ReplySentence & { added?: AddedKind }
 
 /** Every completion, in order: procedures first (their steps may also follow a lead-in). */

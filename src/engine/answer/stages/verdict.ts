@@ -2,6 +2,7 @@ import type { AnswerSentence, AskResult, Citation } from '../../../shared/answer
 import type { SearchHit } from '../../../shared/search'
 import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
+import { addSubstance } from '../substance'
 import type { PromptPassage, ReplySentence } from '../prompt'
 import type { ReleaseCheck } from '../release'
 import { contentWords } from '../sentences'
@@ -60,7 +61,14 @@ export async function conclude(
       v.removed.length ? 'An answer was drafted, but none of its sentences is supported by the passages it cites.' : null,
     )
 
-  const kept = completeFromSources(v.kept, passages, (p) => hitOf(p).text, v.repairs)
+  const fullText = (p: PromptPassage) => hitOf(p).text
+  const kept = addSubstance(
+    completeFromSources(v.kept, passages, fullText, v.repairs),
+    passages,
+    fullText,
+    run.standalone,
+    v.repairs,
+  )
   const byN = new Map(passages.map((p) => [p.n, p]))
   if (!answersTheQuestion(kept, v.removed.length, run.standalone))
     return abstain('unverifiable_citations', 'The sentences that checked out no longer answer the question.')

@@ -146,7 +146,7 @@ function addMarkers(
         doc,
         'claim-copied',
         'copied from the source',
-        `Docent copied this ${s.added === 'procedure' ? 'step' : 'item'} from the cited source; the model did not write it`,
+        `Docent copied this ${{ procedure: 'step', list: 'item', quote: 'sentence' }[s.added]} from the cited source; the model did not write it`,
       ),
     )
   let at = anchor
