@@ -72,7 +72,7 @@ export type GateDecision = z.infer<typeof GateDecision>
 export const GateTrace = z.object({ decision: GateDecision, keyword: KeywordEvidence.nullable() })
 export type GateTrace = z.infer<typeof GateTrace>
 
-export const SmalltalkKind = z.enum(['greeting', 'thanks', 'farewell', 'wellbeing', 'identity', 'acknowledgement'])
+export const SmalltalkKind = z.enum(['greeting', 'thanks', 'farewell', 'wellbeing', 'presence', 'identity', 'acknowledgement'])
 export type SmalltalkKind = z.infer<typeof SmalltalkKind>
 
 /** The answer model's rewrite of a follow-up into a standalone question. */

@@ -11,6 +11,11 @@ describe('classifySmalltalk', () => {
     expect(classifySmalltalk('Thank you so much!')?.kind).toBe('thanks')
     expect(classifySmalltalk('bye')?.kind).toBe('farewell')
     expect(classifySmalltalk('who are you?')?.kind).toBe('identity')
+    // Held out: "hey, you still there?" was answered with the protocol's ping mechanism.
+    expect(classifySmalltalk('hey, you still there?')?.kind).toBe('greeting')
+    expect(classifySmalltalk('are you still there?')?.kind).toBe('presence')
+    expect(classifySmalltalk('anyone home?')?.kind).toBe('presence')
+    expect(classifySmalltalk("thanks, that's all for today!")?.kind).toBe('thanks')
   })
 
   it('never takes a real question for small talk (an earlier prototype declined "How does ping work?")', () => {
@@ -22,6 +27,9 @@ describe('classifySmalltalk', () => {
       'Is ping still part of MCP?',
       'ok so how do I cancel a request?',
       'later versions removed batching?',
+      'is the server still there after a disconnect?',
+      "that's all the fields a tool has?",
+      'are you still there in the session after a timeout, or does the server drop it?',
     ]) {
       expect(classifySmalltalk(q), q).toBeNull()
     }

@@ -21,8 +21,16 @@ const PHRASES: { kind: SmalltalkKind; re: RegExp }[] = [
     re: /\b(thank(s| you)?( (so|very) much)?( a lot)?|thx|ty|cheers|much appreciated|appreciate (it|that|the help))\b/g,
   },
   { kind: 'greeting', re: /\b(hi|hello|hey|hiya|howdy|yo|greetings|good (morning|afternoon|evening|day))( there)?\b/g },
-  { kind: 'farewell', re: /\b(bye|goodbye|good night|see (you|ya)( later)?|later|take care)\b/g },
+  {
+    kind: 'farewell',
+    re: /\b(bye|goodbye|good night|see (you|ya)( later)?|later|take care|that'?s (all|it)( for (now|today))?|that is (all|it)|all for (now|today))\b/g,
+  },
   { kind: 'wellbeing', re: /\b(how are (you|things)|how'?s it going|how do you do|what'?s up|sup)( today| doing)?\b/g },
+  // "you still there?", "anyone home?": a person checking the app is alive, not asking about the docs.
+  {
+    kind: 'presence',
+    re: /\b((are )?(you|u) (still )?(there|here|around|awake|alive|listening)|(is )?any ?(one|body) (there|home|around)|still (there|here|alive|working))\b/g,
+  },
   { kind: 'identity', re: /\b(who are you|what are you|what can you do|what do you do)\b/g },
   {
     kind: 'acknowledgement',
@@ -80,6 +88,7 @@ const REPLIES: Record<SmalltalkKind, string> = {
   thanks: "You're welcome! Ask another question whenever you like.",
   farewell: 'Goodbye! Your documents will be here when you come back.',
   wellbeing: "I'm doing well, thanks. What would you like to know about your documents?",
+  presence: "I'm here. Ask me a question about your documents whenever you like.",
   identity:
     'I answer questions from the document collections you imported, offline, and cite the passages I used. If the documents do not cover something, I say so.',
   acknowledgement: 'Glad it helped. Anything else you would like to know?',
@@ -108,7 +117,7 @@ export function classifySmalltalk(message: string): SmalltalkMatch | null {
   const leftover = rest.split(' ').filter((w) => w && !FILLER.has(w))
   if (leftover.length > 0) return null
   // "good morning, how are you?" is a greeting first; "thanks, that helped" is thanks.
-  const kind = (['thanks', 'farewell', 'greeting', 'wellbeing', 'identity', 'acknowledgement'] as const).find((k) =>
+  const kind = (['thanks', 'farewell', 'greeting', 'wellbeing', 'presence', 'identity', 'acknowledgement'] as const).find((k) =>
     kinds.includes(k),
   )!
   return { kind, reply: REPLIES[kind] }
