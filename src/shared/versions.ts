@@ -6,18 +6,31 @@
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 const SEMVER = /^v?\d+(\.\d+){1,3}$/i
+/** A release line: 10.x (Laravel's docs), 3.0.x (the Pallets projects'), v3.x. */
+const RELEASE_LINE = /^v?\d+(?:\.\d+){0,2}\.x$/i
 const PRERELEASE_WORDS = new Set(['draft', 'next', 'latest', 'unreleased', 'canary', 'nightly', 'preview'])
 /**
  * Names documentation tools give a development build (Read the Docs' `latest` is shown as `dev`,
  * Antora's `master`/`trunk`, mike's `main`): pre-releases, but too common as ordinary folder names
  * ("dev/setup.md") to make a path segment a version by themselves.
  */
-const DEVELOPMENT_NAMES = new Set(['dev', 'develop', 'development', 'main', 'master', 'trunk'])
+const DEVELOPMENT_NAMES = new Set(['dev', 'devel', 'develop', 'development', 'main', 'master', 'trunk'])
+/**
+ * Names a tool gives the newest release when it does not number it (PostgreSQL's `current`,
+ * Read the Docs' `stable` when its build does not say which release it is, the current docs of
+ * starlight-versions and vitepress-versioning-plugin): released, and newer than any numbered one.
+ */
+const NEWEST_RELEASE_NAMES = new Set(['current', 'stable'])
 /** A numbered pre-release: 2.0.0-beta.21, 4.4-preview, 1.0rc1, 3.2.0.dev0. */
 const NUMBERED_PRERELEASE = /^v?\d+(?:\.\d+)*(?:[-.+]?)(?:alpha|beta|rc|pre|preview|dev|next|canary|nightly|snapshot|prerelease)/i
 
 export function isVersionSegment(segment: string): boolean {
-  return DATE.test(segment) || SEMVER.test(segment) || PRERELEASE_WORDS.has(segment.toLowerCase())
+  return DATE.test(segment) || SEMVER.test(segment) || RELEASE_LINE.test(segment) || PRERELEASE_WORDS.has(segment.toLowerCase())
+}
+
+/** A numbered release that is a version folder by itself: 1.2, v1.2.3, 10.x, 3.0.x (not a date, not a word). */
+export function isNumberedVersion(segment: string): boolean {
+  return SEMVER.test(segment) || RELEASE_LINE.test(segment)
 }
 
 export function isPrerelease(version: string): boolean {
@@ -33,11 +46,17 @@ function versionKey(v: string): number[] {
   return m ? m[0].split('.').map(Number) : []
 }
 
-/** Orders versions oldest first; released before pre-release words at the end. */
+/**
+ * Orders versions oldest first by their numbers (v1 < v2 < v10, 9.x < 10.x, 3 < 3.11 < 3.12),
+ * then the newest release's names (current, stable), then pre-releases.
+ */
 export function compareVersions(a: string, b: string): number {
   const pa = isPrerelease(a)
   const pb = isPrerelease(b)
   if (pa !== pb) return pa ? 1 : -1
+  const na = NEWEST_RELEASE_NAMES.has(a.toLowerCase())
+  const nb = NEWEST_RELEASE_NAMES.has(b.toLowerCase())
+  if (na !== nb) return na ? 1 : -1
   const ka = versionKey(a)
   const kb = versionKey(b)
   // Among pre-releases a word (next, draft, dev) is the unreleased head: after numbered betas.

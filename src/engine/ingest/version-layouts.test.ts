@@ -265,7 +265,12 @@ describe('trees that match no layout', () => {
 
   it('names marker files and keys verdicts', () => {
     expect(['versions.json', 'web/community_versions.json', 'docs/antora.yml'].every(isLayoutMarker)).toBe(true)
+    // Mintlify, Redocly and starlight-versions name their versions in files of their own.
+    expect(['docs.json', 'site/mint.json', 'guides/versions.yaml', 'src/content/versions/1.0.json'].every(isLayoutMarker)).toBe(
+      true,
+    )
     expect(isLayoutMarker('docs/versions.md')).toBe(false)
+    expect(isLayoutMarker('src/content/versions/notes.md')).toBe(false)
     expect(layoutKey({ tool: null, version: null, base: '' })).toBe('')
     expect(layoutKey({ tool: 'docusaurus', version: 'next', base: 'docs/' })).toBe('docusaurus:next:docs/')
   })

@@ -1,8 +1,13 @@
-import { opendir, stat } from 'node:fs/promises'
+import { opendir, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { parseDocument } from 'yaml'
-import { isPrerelease } from '../../shared/versions'
+import { isPrerelease, isVersionSegment } from '../../shared/versions'
+import { claimToolSite, isToolMarker, readToolSites, type ToolSite } from './doc-tool-sites'
+import { join, LANGUAGE, NO_LAYOUT, type Entries, type LayoutReader, type LayoutVerdict } from './layout-types'
+import { builtFrom, readVersionGroup, sphinxRelease, type FolderVersion } from './version-folders'
 import { readInsideRoot } from './walk'
+
+export { NO_LAYOUT, type LayoutTool, type LayoutVerdict } from './layout-types'
 
 /**
  * Versions as documentation tools lay them out on disk (docs/contracts.md, "Versions of a
@@ -19,30 +24,26 @@ import { readInsideRoot } from './walk'
  *   the development build, shown as `dev`; `stable` is a copy of the release it was built from
  *   (Sphinx's `_static/documentation_options.js` says which) or, when that release is not there,
  *   that release itself;
- * - Antora: `antora.yml` with `version:` for everything under its folder (`~`: unversioned).
+ * - Antora: `antora.yml` with `version:` for everything under its folder (`~`: unversioned);
+ * - Mintlify, vitepress-versioning-plugin and starlight-versions: their configuration lists the
+ *   versions and their pages (doc-tool-sites.ts).
  *
- * Reads only small marker files, through the same guard as documents (nothing outside the folder).
+ * A file that no tool's site places gets its version from the folders around it
+ * (version-folders.ts: `v1/` beside `v2/`, `16/` beside `9.6/`, Redocly's `@v1/`, alias links
+ * skipped as copies), else from the path rule (versions.ts). Reads only folder listings and small
+ * marker files, through the same guard as documents (nothing outside the folder).
  */
-
-export type LayoutTool = 'docusaurus' | 'mike' | 'readthedocs' | 'antora'
-
-export interface LayoutVerdict {
-  /** Which tool's layout placed the file; null when none did (the path's own segments then decide). */
-  tool: LayoutTool | null
-  /** The version that layout gives the file (null: unversioned by the layout's own rule). */
-  version: string | null
-  /** The folder of that version (with a trailing slash, '' for none): the source kind is read below it. */
-  base: string
-  /** Set when the file is not a document of its own (a copy under an alias, a redirect page): why. */
-  skip?: string
-}
-
-export const NO_LAYOUT: LayoutVerdict = { tool: null, version: null, base: '' }
 
 /** File names whose change can change the versions of other files (the folder watcher syncs their folder). */
 export function isLayoutMarker(relativePath: string): boolean {
   const name = relativePath.split('/').pop() ?? ''
-  return name === 'versions.json' || name.endsWith('_versions.json') || name === 'antora.yml'
+  return (
+    name === 'versions.json' ||
+    name.endsWith('_versions.json') ||
+    name === 'antora.yml' ||
+    name === 'versions.yaml' ||
+    isToolMarker(relativePath)
+  )
 }
 
 /** What a stored document remembers of its layout, so that a change of layout re-imports it (sync/plan.ts). */
@@ -51,7 +52,6 @@ export function layoutKey(v: LayoutVerdict): string {
 }
 
 const MARKER_MAX_BYTES = 1024 * 1024
-const LANGUAGE = /^[a-z]{2}(?:[-_][a-z]{2,4})?$/i
 const VERSION_FOLDER = /^version-(.+)$/
 const DOCS_PLUGIN = /^docusaurus-plugin-content-docs(?:-(.+))?$/
 
@@ -60,12 +60,12 @@ type Site =
   | { tool: 'mike'; dir: string; versions: Set<string>; aliases: Map<string, string> }
   | { tool: 'readthedocs'; dir: string; stable: { copyOf: string } | { version: string } }
   | { tool: 'antora'; dir: string; version: string | null }
+  | ToolSite
 
-type Entries = Map<string, 'dir' | 'file'>
-
-export class VersionLayouts {
+export class VersionLayouts implements LayoutReader {
   private readonly entries = new Map<string, Promise<Entries>>()
   private readonly sites = new Map<string, Promise<Site[]>>()
+  private readonly groups = new Map<string, Promise<Map<string, FolderVersion>>>()
 
   /** `root` is the real path of the imported folder. */
   constructor(private readonly root: string) {}
@@ -79,6 +79,30 @@ export class VersionLayouts {
         const v = claim(site, segments.slice(depth))
         if (v) return v
       }
+    }
+    return this.folderVerdict(segments)
+  }
+
+  /**
+   * The version the folders around a file give it: the outermost folder that is a version by its
+   * siblings (or a copy of one) decides; a folder the path rule reads by itself (1.2/, a date)
+   * leaves the file to that rule, which reads the same folder.
+   */
+  private async folderVerdict(segments: string[]): Promise<LayoutVerdict> {
+    for (let i = 0; i < segments.length - 1; i++) {
+      const name = segments[i]!
+      const dir = segments.slice(0, i).join('/')
+      let group = this.groups.get(dir)
+      if (!group) {
+        group = readVersionGroup(dir, this)
+        this.groups.set(dir, group)
+      }
+      const found = (await group).get(name)
+      if (found) {
+        const base = `${segments.slice(0, i + 1).join('/')}/`
+        return { tool: found.tool, version: found.version, base, ...(found.copy ? { skip: found.copy } : {}) }
+      }
+      if (isVersionSegment(name)) return NO_LAYOUT
     }
     return NO_LAYOUT
   }
@@ -95,43 +119,40 @@ export class VersionLayouts {
   private async readSites(dir: string): Promise<Site[]> {
     const here = await this.list(dir)
     const sites: Site[] = []
-    const versionsJson = here.get('versions.json') === 'file' ? parseJson(await this.text(join(dir, 'versions.json'))) : undefined
+    const versionsJson =
+      here.get('versions.json')?.type === 'file' ? parseJson(await this.text(join(dir, 'versions.json'))) : undefined
     const instances = new Set<string>()
-    for (const [name, type] of here) {
+    for (const [name, entry] of here) {
       const m = /^(.+)_versioned_docs$/.exec(name)
-      if (m && type === 'dir') instances.add(m[1]!)
+      if (m && entry.type === 'dir') instances.add(m[1]!)
     }
     // A list of names in versions.json is common enough elsewhere: Docusaurus's own folders, or its
     // config beside the list, must be there too.
     const config = [...here.keys()].some((n) => /^docusaurus\.config\.[cm]?[jt]s$/.test(n))
-    if (here.get('versioned_docs') === 'dir' || instances.size > 0 || (config && isStringList(versionsJson)))
+    if (here.get('versioned_docs')?.type === 'dir' || instances.size > 0 || (config && isStringList(versionsJson)))
       sites.push({ tool: 'docusaurus', dir, instances })
     else if (isMikeList(versionsJson)) sites.push(mikeSite(dir, versionsJson))
-    if (here.get('antora.yml') === 'file') {
+    if (here.get('antora.yml')?.type === 'file') {
       const version = antoraVersion(await this.text(join(dir, 'antora.yml')))
       if (version !== undefined) sites.push({ tool: 'antora', dir, version })
     }
     const name = dir ? path.posix.basename(dir) : path.basename(this.root)
-    if (LANGUAGE.test(name) && (here.get('latest') === 'dir' || here.get('stable') === 'dir'))
+    if (LANGUAGE.test(name) && (here.get('latest')?.type === 'dir' || here.get('stable')?.type === 'dir'))
       sites.push({ tool: 'readthedocs', dir, stable: await this.stableOf(dir, here) })
+    sites.push(...(await readToolSites(dir, here, this)))
     return sites
   }
 
   /** What Read the Docs' `stable` holds: a copy of a version folder beside it, or a release of its own. */
   private async stableOf(dir: string, here: Entries): Promise<{ copyOf: string } | { version: string }> {
-    const options = await this.text(join(dir, 'stable/_static/documentation_options.js'))
-    const built = options ? /\bVERSION\s*:\s*['"]([^'"]+)['"]/.exec(options)?.[1] : undefined
+    const built = await sphinxRelease(this, join(dir, 'stable'))
     if (!built) return { version: 'stable' }
-    const bare = (v: string) => v.replace(/^v/i, '')
-    const matches = [...here]
-      .filter(([n, t]) => t === 'dir' && n !== 'stable' && n !== 'latest')
-      .map(([n]) => n)
-      .filter((n) => bare(built) === bare(n) || bare(built).startsWith(bare(n) + '.'))
-      .sort((a, b) => b.length - a.length)
-    return matches[0] ? { copyOf: matches[0] } : { version: built }
+    const folders = [...here].filter(([n, e]) => e.type === 'dir' && n !== 'stable' && n !== 'latest').map(([n]) => n)
+    const copyOf = builtFrom(built, folders)
+    return copyOf ? { copyOf } : { version: built }
   }
 
-  private list(dir: string): Promise<Entries> {
+  list(dir: string): Promise<Entries> {
     let p = this.entries.get(dir)
     if (!p) {
       p = listEntries(path.join(this.root, ...(dir ? dir.split('/') : [])))
@@ -140,7 +161,11 @@ export class VersionLayouts {
     return p
   }
 
-  private async text(rel: string): Promise<string | null> {
+  async real(rel: string): Promise<string | null> {
+    return realpath(path.join(this.root, ...rel.split('/'))).catch(() => null)
+  }
+
+  async text(rel: string): Promise<string | null> {
     try {
       const bytes = await readInsideRoot(this.root, path.join(this.root, ...rel.split('/')), MARKER_MAX_BYTES)
       return new TextDecoder('utf-8', { fatal: false }).decode(bytes)
@@ -155,23 +180,19 @@ async function listEntries(abs: string): Promise<Entries> {
   const out: Entries = new Map()
   try {
     for await (const e of await opendir(abs)) {
-      if (e.isDirectory()) out.set(e.name, 'dir')
-      else if (e.isFile()) out.set(e.name, 'file')
+      if (e.isDirectory()) out.set(e.name, { type: 'dir', link: false })
+      else if (e.isFile()) out.set(e.name, { type: 'file', link: false })
       else if (e.isSymbolicLink()) {
         // What a link leads to; reading it goes through the folder guard all the same.
         const st = await stat(path.join(abs, e.name)).catch(() => null)
-        if (st?.isDirectory()) out.set(e.name, 'dir')
-        else if (st?.isFile()) out.set(e.name, 'file')
+        if (st?.isDirectory()) out.set(e.name, { type: 'dir', link: true })
+        else if (st?.isFile()) out.set(e.name, { type: 'file', link: true })
       }
     }
   } catch {
     // Unreadable folders are reported by the walk.
   }
   return out
-}
-
-function join(dir: string, rel: string): string {
-  return dir ? `${dir}/${rel}` : rel
 }
 
 function parseJson(text: string | null): unknown {
@@ -284,6 +305,8 @@ function claim(site: Site, sub: string[]): LayoutVerdict | null {
       const pages = sub[0] === 'modules' && sub[2] === 'pages' && sub.length > 3
       return { tool: 'antora', version: site.version, base: pages ? base(3) : base(0) }
     }
+    default:
+      return claimToolSite(site, sub, base)
   }
 }
 

@@ -59,3 +59,31 @@ describe('versions as documentation tools name them', () => {
     expect(detectVersion('main/index.md', {})).toBeNull()
   })
 })
+
+describe('versions as documentation trees number them', () => {
+  it('orders single numbers, release lines and a major beside its minors by their numbers', () => {
+    expect(['v10', 'v2', 'v1'].sort(compareVersions)).toEqual(['v1', 'v2', 'v10'])
+    expect(latestVersion(['v1', 'v2', 'v10'])).toBe('v10')
+    expect(['11.x', '2.x', '10.x', '1.x'].sort(compareVersions)).toEqual(['1.x', '2.x', '10.x', '11.x'])
+    expect(['v3.x', '1.2.x', '1.10.x'].sort(compareVersions)).toEqual(['1.2.x', '1.10.x', 'v3.x'])
+    // Python's 3/ (the newest 3.x) sorts below its minors, so "latest" is the numbered release.
+    expect(['3.12', '3', '3.11', '2.7'].sort(compareVersions)).toEqual(['2.7', '3', '3.11', '3.12'])
+    expect(latestVersion(['3', '3.12', '3.11'])).toBe('3.12')
+    expect(latestVersion(['16', '9.6', '15', 'devel'])).toBe('16')
+  })
+  it('takes current and stable for the newest release, and v2beta2 or devel for pre-releases', () => {
+    expect(latestVersion(['1.0', '2.0', 'current'])).toBe('current')
+    expect(['current', '2.0', 'next', '1.0'].sort(compareVersions)).toEqual(['1.0', '2.0', 'current', 'next'])
+    expect(latestVersion(['v1', 'v2', 'v2beta2'])).toBe('v2')
+    expect(isPrerelease('v2beta2')).toBe(true)
+    expect(isPrerelease('devel')).toBe(true)
+  })
+  it('reads release lines as version folders by themselves', () => {
+    expect(detectVersion('laravel/10.x/installation.md', {})).toBe('10.x')
+    expect(detectVersion('flask/3.0.x/quickstart.html', {})).toBe('3.0.x')
+    expect(detectVersion('mongoose/v3.x/guide.md', {})).toBe('v3.x')
+    // A single number needs its siblings to be a version (version-layouts), not the path alone.
+    expect(detectVersion('docs/v1/guide.md', {})).toBeNull()
+    expect(detectVersion('book/2/setup.md', {})).toBeNull()
+  })
+})

@@ -2,10 +2,12 @@
  * Versions and source-kind labels (docs/contracts.md, "Versions of a collection").
  *
  * A document's version comes from front matter (`version:`), else from the layout of a
- * documentation tool (version-layouts.ts: Docusaurus, mike, Read the Docs, Antora), else from a
- * path segment that looks like a version: a date (2025-03-26), v1.2, 1.2.0, or a pre-release word
- * (draft, next, latest, ...). `latest` as a scope means the highest *released* version, never a
- * pre-release.
+ * documentation tool (version-layouts.ts: Docusaurus, mike, Read the Docs, Antora, Mintlify,
+ * vitepress-versioning-plugin, starlight-versions), else from the folders around it
+ * (version-folders.ts: `v1/` beside `v2/`, `16/` beside `9.6/`, Redocly's `@v1/`), else from a
+ * path segment that is a version by itself: a date (2025-03-26), v1.2, 1.2.0, a release line
+ * (10.x, 3.0.x), or a pre-release word (draft, next, latest, ...). `latest` as a scope means the
+ * highest *released* version, never a pre-release.
  */
 
 export { compareVersions, isPrerelease, isVersionSegment, latestVersion } from '../../shared/versions'
@@ -14,7 +16,8 @@ import { NO_LAYOUT, type LayoutVerdict } from './version-layouts'
 
 /**
  * Version of a document from its front matter, else from its tree's layout (a layout that places
- * the file decides, unversioned included), else the first version-like folder segment of its path.
+ * the file decides, unversioned included; the folder rule is one), else the first folder segment
+ * of its path that is a version by itself.
  */
 export function detectVersion(
   relativePath: string,

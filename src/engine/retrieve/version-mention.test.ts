@@ -58,6 +58,18 @@ describe('findVersionMentions: exact version names', () => {
     expect(named(q, [...SEMVER, '2'])).toEqual([])
   })
 
+  it('reads single-number versions and release lines, never a count', () => {
+    const lines = ['9.x', '10.x', '11.x']
+    expect(named('How do I define routes in 10.x?', lines)).toEqual(['10.x'])
+    expect(named('Is queue batching in version 11?', lines)).toEqual(['11.x'])
+    expect(named('Retry 10 times, then give up. Which setting?', lines)).toEqual([])
+    expect(named('Can I pair 11 phones?', lines)).toEqual([])
+    const majors = ['v1', 'v2', 'v10']
+    expect(named('How do I list users with v2?', majors)).toEqual(['v2'])
+    expect(named('Does the v10 API paginate?', majors)).toEqual(['v10'])
+    expect(named('List 2 users per page', majors)).toEqual([])
+  })
+
   it('only counts versions the collection has', () => {
     expect(named('In 2025-06-18, how are tools listed?', ['2024-11-05'])).toEqual([])
     expect(named('In 2025-06-18, how are tools listed?', [])).toEqual([])

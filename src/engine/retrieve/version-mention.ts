@@ -91,9 +91,10 @@ function exactMentions(text: string, known: readonly string[]): VersionMention[]
       let start = m.index
       let end = start + m[0].length
       if (numeric) {
-        // A bare integer ("2 tools") is a count, not a version, unless written v2 or "version 2".
+        // A bare integer ("2 tools", "10 times" where 10.x is a version) is a count, not a
+        // version, unless written v2, 10.x or "version 2".
         const lead = withLeadingNoun(text, start)
-        if (/^\d+$/.test(bare) && !/^v/i.test(m[0]) && lead === start) continue
+        if (/^\d+$/.test(m[0]) && lead === start) continue
         start = lead
       } else {
         if (!wordVersionInContext(text, start, end)) continue

@@ -211,6 +211,22 @@ describe('watching a collection folder', () => {
     await expectInStep()
   })
 
+  it('a v2/ folder saved beside v1/ makes both versions, though v1/ did not change', async () => {
+    const added = nextSync(touched('api/v1/users.md'))
+    await write('api/v1/users.md', '# Users\n\nList users with GET /users.\n')
+    await added
+    const version = async () =>
+      (await engine.db.query<{ version: string | null }>(`SELECT version FROM documents WHERE path = 'api/v1/users.md'`)).rows[0]
+        ?.version
+    // A lone v1/ is part of an address, not a version.
+    expect(await version()).toBeNull()
+    const retagged = nextSync(touched('api/v1/users.md'))
+    await write('api/v2/users.md', '# Users\n\nList users with GET /users?page=1.\n')
+    expect((await retagged).changes).toContainEqual({ path: 'api/v1/users.md', change: 'changed' })
+    expect(await version()).toBe('v1')
+    await expectInStep()
+  })
+
   it('stops cleanly', async () => {
     await watch.stop()
     await write('after-stop.md', '# After\n\nWritten after the watch stopped.\n')

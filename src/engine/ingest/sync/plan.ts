@@ -1,7 +1,10 @@
+import { stat } from 'node:fs/promises'
+import path from 'node:path'
 import type { Db } from '../../store/db'
 import { documentId } from '../../store/ids'
 import { documentStates, type DocumentState } from '../../store/writer'
 import { formatSignature, parserFor } from '../parsers/index'
+import { groupsVersions } from '../version-folders'
 import { isLayoutMarker, layoutKey, NO_LAYOUT, VersionLayouts, type LayoutVerdict } from '../version-layouts'
 import { normaliseRelativePaths, OUTSIDE_LINK_REASON, walkFolder, walkPaths, type WalkFile, type WalkResult } from '../walk'
 import type { StageTimer } from './timings'
@@ -80,13 +83,14 @@ export interface PlanOptions {
 
 /** The plan stage: walks the folder (or only the paths given) and compares what it finds with what is stored. */
 export async function planSync(db: Db, root: string, opts: PlanOptions, timer: StageTimer): Promise<SyncPlan> {
-  const onlyPaths = opts.onlyPaths ? widenForMarkers(normaliseRelativePaths(opts.onlyPaths)) : null
+  const states = await documentStates(db, opts.collection)
+  const given = opts.onlyPaths ? widenForMarkers(normaliseRelativePaths(opts.onlyPaths)) : null
+  const onlyPaths = given ? await widenForVersionFolders(root, given, states) : null
   const walkOptions = { isSupported: (rel: string) => parserFor(rel) !== null, maxBytes: maxBytesFor, signal: opts.signal }
   const walk = await timer.time('walk', () =>
     onlyPaths ? walkPaths(root, onlyPaths, walkOptions) : walkFolder(root, walkOptions),
   )
   const layouts = await timer.time('walk', () => readLayouts(walk))
-  const states = await documentStates(db, opts.collection)
   const files = walk.files.map((file): PlannedFile => {
     const layout = layouts.get(file.relativePath)!
     const signature = documentSignature(opts.signature, layout, file.relativePath)
@@ -159,6 +163,56 @@ function widenForMarkers(paths: string[]): string[] | null {
   const widened = paths.map((p) => (isLayoutMarker(p) ? p.split('/').slice(0, -1).join('/') : p))
   // A marker at the top of the folder: every file may change version, as in a full sync.
   return widened.includes('') ? null : normaliseRelativePaths(widened)
+}
+
+/**
+ * A version folder that appears or goes (`v2/` saved beside `v1/`, `9.6/` beside `16/`) changes
+ * the versions of the folders beside it (version-folders.ts): its parent folder is synced. Only a
+ * folder new to the index or gone from the disk widens the sync, so saving a page inside an
+ * existing version folder syncs that page alone.
+ */
+async function widenForVersionFolders(
+  root: string,
+  paths: string[],
+  states: Map<string, DocumentState>,
+): Promise<string[] | null> {
+  let stored: Set<string> | null = null
+  const present = new Map<string, Promise<boolean>>()
+  const widened: string[] = []
+  for (const p of paths) {
+    const segs = p.split('/')
+    let wide = p
+    // Every segment: the watcher may name a new folder itself (api/v2) rather than its files.
+    for (let i = 0; i < segs.length; i++) {
+      if (!groupsVersions(segs[i]!)) continue
+      const folder = segs.slice(0, i + 1).join('/')
+      stored ??= storedFolders(states)
+      if (!present.has(folder))
+        present.set(
+          folder,
+          stat(path.join(root, ...folder.split('/'))).then(
+            (st) => st.isDirectory(),
+            () => false,
+          ),
+        )
+      if (stored.has(folder) && (await present.get(folder))) continue
+      wide = segs.slice(0, i).join('/')
+      break
+    }
+    if (wide === '') return null
+    widened.push(wide)
+  }
+  return normaliseRelativePaths(widened)
+}
+
+/** Every folder that holds a stored document, at any depth. */
+function storedFolders(states: Map<string, DocumentState>): Set<string> {
+  const folders = new Set<string>()
+  for (const p of states.keys()) {
+    const segs = p.split('/')
+    for (let i = 1; i < segs.length; i++) folders.add(segs.slice(0, i).join('/'))
+  }
+  return folders
 }
 
 function decide(state: DocumentState | undefined, file: WalkFile, signature: string): FileDecision {
