@@ -141,6 +141,31 @@ export const AskResult = z.object({
 })
 export type AskResult = z.infer<typeof AskResult>
 
+/** Every field of a result but its outcome (answer, abstained, reason, mode), which only the end of a question decides. */
+export type AskResultBase = Omit<AskResult, 'answer' | 'abstained' | 'reason' | 'mode'>
+
+/**
+ * A result's fields before anything is found: no passages, nothing to warn about, not cached or
+ * degraded, nothing searched yet. The one place these defaults are written: the engine starts every
+ * question from them, and the renderer fills out a stored reply that has no result with them.
+ */
+export function askResultBase(ids: Pick<AskResult, 'trace_id' | 'thread_id'>): AskResultBase {
+  return {
+    trace_id: ids.trace_id,
+    thread_id: ids.thread_id,
+    cached: false,
+    citations: [],
+    passages: [],
+    closest: [],
+    unanswered_parts: [],
+    warnings: [],
+    notices: [],
+    degraded: false,
+    rewritten_question: null,
+    scope_label: '',
+  }
+}
+
 export const AskStage = z.enum([
   'route',
   'rewrite',
