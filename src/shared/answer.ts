@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { PassageRef } from './passage'
 import { HitScores, Scope, ScopeInfo } from './search'
 
 /**
@@ -24,29 +25,27 @@ export type AbstainReason = z.infer<typeof AbstainReason>
 export const AskMode = z.enum(['answer', 'search-only', 'smalltalk'])
 export type AskMode = z.infer<typeof AskMode>
 
+/** A citation's place: PassageRef's fields in the order `ask --json` has always printed them (results are parsed into contract order). */
+const CitedPlace = PassageRef.pick({
+  chunk_id: true,
+  path: true,
+  heading: true,
+  version: true,
+  page: true,
+  kind: true,
+  collection: true,
+})
+
 /** A passage the answer cites, rendered from stored metadata (never from model output). */
 export const Citation = z.object({
   /** The passage number used by the inline [n] markers in the answer. */
   n: z.number().int().positive(),
-  chunk_id: z.string(),
-  path: z.string(),
-  heading: z.string(),
-  version: z.string().nullable(),
-  page: z.number().int().nullable(),
-  kind: z.string().nullable(),
-  collection: z.string(),
+  ...CitedPlace.shape,
 })
 export type Citation = z.infer<typeof Citation>
 
 /** A nearby section listed when the answer abstains ("the closest sections were ..."). */
-export const ClosestSection = z.object({
-  chunk_id: z.string(),
-  collection: z.string(),
-  path: z.string(),
-  heading: z.string(),
-  version: z.string().nullable(),
-  kind: z.string().nullable(),
-  page: z.number().int().nullable(),
+export const ClosestSection = PassageRef.extend({
   /** The start of the passage, for a preview. */
   snippet: z.string(),
   scores: HitScores,
@@ -146,6 +145,31 @@ export const AskResult = z.object({
 })
 export type AskResult = z.infer<typeof AskResult>
 
+/** Every field of a result but its outcome (answer, abstained, reason, mode), which only the end of a question decides. */
+export type AskResultBase = Omit<AskResult, 'answer' | 'abstained' | 'reason' | 'mode'>
+
+/**
+ * A result's fields before anything is found: no passages, nothing to warn about, not cached or
+ * degraded, nothing searched yet. The one place these defaults are written: the engine starts every
+ * question from them, and the renderer fills out a stored reply that has no result with them.
+ */
+export function askResultBase(ids: Pick<AskResult, 'trace_id' | 'thread_id'>): AskResultBase {
+  return {
+    trace_id: ids.trace_id,
+    thread_id: ids.thread_id,
+    cached: false,
+    citations: [],
+    passages: [],
+    closest: [],
+    unanswered_parts: [],
+    warnings: [],
+    notices: [],
+    degraded: false,
+    rewritten_question: null,
+    scope_label: '',
+  }
+}
+
 export const AskStage = z.enum([
   'route',
   'rewrite',
@@ -164,13 +188,7 @@ export type AskStage = z.infer<typeof AskStage>
 /** A passage as shown while the model reads it: where it is, and its text split into sentences, those that match the question marked. */
 export const PassagePreview = z.object({
   n: z.number().int().positive(),
-  chunk_id: z.string(),
-  collection: z.string(),
-  path: z.string(),
-  heading: z.string(),
-  version: z.string().nullable(),
-  kind: z.string().nullable(),
-  page: z.number().int().nullable(),
+  ...PassageRef.shape,
   sentences: z.array(z.object({ text: z.string(), match: z.boolean() })),
 })
 export type PassagePreview = z.infer<typeof PassagePreview>

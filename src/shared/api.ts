@@ -3,6 +3,7 @@ import { ModelRole } from './models'
 import { Scope, ScopeInfo, SearchMode, SearchResult } from './search'
 import { AskEvent, Thread, ThreadSummary } from './answer'
 import { StoredTrace } from './trace'
+import { PassageText } from './passage'
 import { ConnectionTest, ConnectionTestInput, type LibraryLocationInfo, type SaveLibraryLocation } from './library'
 
 export { ModelRole }
@@ -81,16 +82,16 @@ export type ImportJobProgress = z.infer<typeof ImportJobProgress>
 export const ImportReport = z.object({
   collection: z.string(),
   root: z.string(),
-  files_seen: z.number(),
-  imported: z.number(),
-  unchanged: z.number(),
-  skipped: z.number(),
+  files_seen: z.number().int(),
+  imported: z.number().int(),
+  unchanged: z.number().int(),
+  skipped: z.number().int(),
   failed: z.array(FileIssue),
   skipped_files: z.array(FileIssue),
-  pruned: z.number(),
-  chunks_total: z.number(),
-  chunks_written: z.number(),
-  texts_embedded: z.number(),
+  pruned: z.number().int(),
+  chunks_total: z.number().int(),
+  chunks_written: z.number().int(),
+  texts_embedded: z.number().int(),
   cancelled: z.boolean(),
   notices: z.array(z.string()),
   ms: z.number(),
@@ -117,17 +118,10 @@ export const SearchRequest = z.object({
 })
 
 /** A document opened at a cited passage. Content is raw text or HTML-from-Markdown that the renderer sanitizes before display. */
-export const SourceView = z.object({
-  chunk_id: z.string(),
-  collection: z.string(),
-  path: z.string(),
+export const SourceView = PassageText.omit({ kind: true, text: true }).extend({
   format: z.enum(['markdown', 'html', 'text', 'pdf', 'docx', 'image']),
-  heading: z.string(),
-  version: z.string().nullable(),
-  page: z.number().int().nullable(),
-  page_end: z.number().int().nullable(),
   /** The passage to highlight, exactly as stored. */
-  passage: z.string(),
+  passage: PassageText.shape.text,
   /** Document text (markdown/text/html) for non-PDF formats; null for PDF. */
   content: z.string().nullable(),
   /** PDF bytes, base64, for pdf.js in the renderer; null otherwise. */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { PassageText } from './passage'
 
 /**
  * Data shapes that cross process boundaries (engine <-> CLI, MCP, renderer). Plain data only:
@@ -57,21 +58,8 @@ export const HitScores = z.object({
 })
 export type HitScores = z.infer<typeof HitScores>
 
-export const SearchHit = z.object({
-  chunk_id: z.string(),
-  collection: z.string(),
-  path: z.string(),
-  /** Heading breadcrumb joined with " > ". */
-  heading: z.string(),
-  version: z.string().nullable(),
-  /** Source kind label, e.g. "Specification" or "Guide". */
-  kind: z.string().nullable(),
-  /** First page of the chunk in paged documents, else null. */
-  page: z.number().int().nullable(),
-  page_end: z.number().int().nullable(),
-  text: z.string(),
-  scores: HitScores,
-})
+/** A passage a search found, with every score it got. */
+export const SearchHit = PassageText.extend({ scores: HitScores })
 export type SearchHit = z.infer<typeof SearchHit>
 
 export const SearchResult = z.object({

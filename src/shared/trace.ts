@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { AbstainReason, AskResult, AskStage, SupportFailure } from './answer'
+import { PassageRef } from './passage'
 import { Scope, ScopeSource, SearchMode } from './search'
 
 /*
@@ -338,8 +339,6 @@ export const StoredTrace = z.object({
    * Where each passage the trace names is, looked up when the trace is read (the trace itself keeps
    * only chunk ids and scores). A passage removed since then is absent.
    */
-  places: z
-    .array(z.object({ chunk_id: z.string(), path: z.string(), heading: z.string(), version: z.string().nullable() }))
-    .optional(),
+  places: z.array(PassageRef.pick({ chunk_id: true, path: true, heading: true, version: true })).optional(),
 })
 export type StoredTrace = z.infer<typeof StoredTrace>

@@ -1,13 +1,28 @@
 import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { latestVersion } from '../../engine/ingest/versions'
 import { collectionSlug } from '../../engine/store/ids'
 import { AskResult, type AskEvent } from '../../shared/answer'
-import { ScopeInfo, SearchMode } from '../../shared/search'
+import type { ImportProgress } from '../../shared/api'
 import type { Library } from '../library'
+import {
+  AskInput,
+  GetPassageInput,
+  GetPassageOutput,
+  ImportInput,
+  ImportOutput,
+  ListOutput,
+  RemoveInput,
+  RemoveOutput,
+  SearchInput,
+  SearchOutput,
+  toMcpHit,
+  toMcpPassage,
+} from './schemas'
 
 /**
  * Docent as an MCP server: the same engine the app and the CLI use, behind tools an MCP client
@@ -30,137 +45,6 @@ export interface DocentMcpOptions {
   allowWrites: boolean
   version?: string
 }
-
-const CollectionArg = z
-  .union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).min(1).max(20)])
-  .optional()
-  .describe('Collection id, or a list of them, to search; every collection when omitted (see list_collections).')
-const VersionArg = z
-  .string()
-  .min(1)
-  .max(64)
-  .optional()
-  .describe(
-    'Release to search, e.g. "2025-06-18"; "latest" for the highest release; "all" for every version. Omitted (or "auto"): a release the query names ("in the 2025-06-18 spec", "the latest release") is searched, else every version. Unversioned pages are always included.',
-  )
-
-const Scores = z.object({
-  bm25: z
-    .number()
-    .nullable()
-    .describe('Okapi BM25 score of keyword search (not normalised); null if keyword search did not return it.'),
-  cosine: z
-    .number()
-    .nullable()
-    .describe('Cosine similarity of query and passage embeddings, in [-1, 1]; null if vector search did not return it.'),
-  rrf: z.number().nullable().describe('Reciprocal rank fusion score, sum of 1/(60 + rank); null unless both retrievers ran.'),
-  reranker: z.number().nullable().describe('Raw cross-encoder score (a logit, not a probability); null when not reranked.'),
-  keyword_rank: z.number().int().nullable(),
-  vector_rank: z.number().int().nullable(),
-})
-
-const Passage = z.object({
-  chunk_id: z.string().describe('Stable id; pass it to get_passage for the text around it.'),
-  collection: z.string(),
-  path: z.string().describe('Document path relative to the collection folder.'),
-  breadcrumb: z.string().describe('Heading breadcrumb, "Title > Section > Subsection".'),
-  version: z.string().nullable(),
-  kind: z.string().nullable().describe('Source kind label, e.g. Specification or Guide.'),
-  page: z.number().int().nullable().describe('First page, for paged documents (PDF); else null.'),
-  page_end: z.number().int().nullable(),
-  text: z.string(),
-})
-
-const SearchInput = z.object({
-  query: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2000)
-    .describe('What to look for: a question, some words, or an exact token such as tools/call or -32602.'),
-  collection: CollectionArg,
-  version: VersionArg,
-  mode: SearchMode.optional().describe('hybrid (default: keyword and vector search fused), keyword or vector.'),
-  rerank: z.boolean().optional().describe('Rerank with the cross-encoder (default true when one is installed).'),
-  top_k: z.number().int().min(1).max(50).optional().describe('How many passages to return (default 8).'),
-})
-const SearchOutput = z.object({
-  query: z.string(),
-  scope: z.string().describe('What was searched, in words.'),
-  scope_info: ScopeInfo.describe(
-    'What was searched and why: source "chosen" (the version argument), "named_in_question" (a release the query names) or "default" (every version).',
-  ),
-  mode: SearchMode,
-  rerank: z.boolean(),
-  degraded: z.boolean().describe('True when a stage could not run (no embedding model, no reranker); see notices.'),
-  notices: z.array(z.string()),
-  passages: z.array(Passage.extend({ scores: Scores })),
-})
-
-const AskInput = z.object({
-  question: z.string().trim().min(1).max(4000),
-  collection: CollectionArg,
-  version: VersionArg,
-  thread_id: z.string().min(1).max(100).optional().describe('Continue a conversation (thread_id of an earlier answer).'),
-  search_only: z.boolean().optional().describe('Return the best passages without generating an answer.'),
-})
-
-const CollectionInfo = z.object({
-  id: z.string(),
-  root: z.string().describe('The folder the collection was imported from.'),
-  documents: z.number().int(),
-  failed: z.number().int().describe('Documents that could not be imported.'),
-  chunks: z.number().int(),
-  embedded: z.number().int().describe('Chunks with a vector (vector search sees these).'),
-  versions: z.array(z.string()).describe('Versions present, oldest first.'),
-  latest_version: z.string().nullable().describe('Highest released version (what version "latest" selects).'),
-  last_sync_at: z.string().nullable(),
-  ocr_pages: z.number().int().describe('Pages read by text recognition (scans, images).'),
-  low_confidence_pages: z.number().int().describe('Of those, pages whose recognised text is unsure: quote them with care.'),
-  low_confidence_documents: z.number().int().describe('Documents with at least one such page.'),
-  ocr: z.boolean().describe('Whether text recognition of scanned pages and images is on for this collection.'),
-})
-const ListOutput = z.object({ collections: z.array(CollectionInfo) })
-
-const PassageInContext = Passage.extend({ position: z.number().int().nullable().describe('Order in its document, from 0.') })
-const GetPassageInput = z.object({
-  chunk_id: z.string().min(1).max(100),
-  neighbours: z
-    .number()
-    .int()
-    .min(0)
-    .max(5)
-    .optional()
-    .describe('Chunks to include before and after it in the same document (default 1).'),
-})
-const GetPassageOutput = z.object({
-  passage: PassageInContext,
-  previous: z.array(PassageInContext).describe('Chunks before it, in document order (nearest last).'),
-  next: z.array(PassageInContext).describe('Chunks after it, in document order (nearest first).'),
-})
-
-const ImportInput = z.object({
-  folder: z.string().min(1).max(4096).describe('Absolute path of the folder to import (or re-sync).'),
-  collection: z.string().min(1).max(200).describe('Collection name; importing into an existing one syncs it.'),
-})
-const ImportOutput = z.object({
-  collection: z.string(),
-  root: z.string(),
-  files_seen: z.number().int(),
-  imported: z.number().int(),
-  unchanged: z.number().int(),
-  skipped: z.number().int(),
-  failed: z.array(z.object({ path: z.string(), reason: z.string() })),
-  pruned: z.number().int(),
-  chunks_total: z.number().int(),
-  chunks_written: z.number().int(),
-  texts_embedded: z.number().int(),
-  cancelled: z.boolean(),
-  notices: z.array(z.string()),
-  ms: z.number(),
-})
-const RemoveInput = z.object({ collection: z.string().min(1).max(200) })
-const RemoveOutput = z.object({ collection: z.string(), removed: z.boolean() })
 
 export const READ_ONLY_REFUSAL =
   'is turned off: this Docent MCP server is read-only. Restart it with --allow-writes (docent mcp --allow-writes) to let clients import or remove collections.'
@@ -192,29 +76,50 @@ async function guarded(fn: () => Promise<CallToolResult>): Promise<CallToolResul
 
 const asList = (c: string | string[] | undefined): string[] => (c === undefined ? [] : Array.isArray(c) ? c : [c])
 
+/** What a tool's handler gets besides its arguments: the request's signal, progress token and notifier. */
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+/** What registering a tool needs: the server, the library its calls go to, and this server's options. */
+interface ToolHost {
+  server: McpServer
+  library: Library
+  opts: DocentMcpOptions
+}
+
 export function createDocentMcpServer(library: Library, opts: DocentMcpOptions): McpServer {
   const server = new McpServer(
     { name: 'docent', title: 'Docent', version: opts.version ?? '0.1.0' },
     { instructions: INSTRUCTIONS },
   )
+  const host: ToolHost = { server, library, opts }
+  registerSearchDocs(host)
+  registerAsk(host)
+  registerListCollections(host)
+  registerGetPassage(host)
+  registerImportFolder(host)
+  registerRemoveCollection(host)
+  return server
+}
 
-  /** A notice when a named version exists in none of the collections searched (only unversioned pages match then). */
-  const versionNotice = async (version: string | undefined, collections: string[]): Promise<string[]> => {
-    if (!version || version === 'all' || version === 'latest' || version === 'auto') return []
-    const cols = (await library.invoke('collections.list', {})).filter(
-      (c) => collections.length === 0 || collections.includes(c.id),
-    )
-    if (cols.some((c) => c.versions.includes(version))) return []
-    const known = [...new Set(cols.flatMap((c) => c.versions))]
-    return [
-      `No documents have version "${version}"; only unversioned pages were searched. Versions present: ${known.join(', ') || 'none'}.`,
-    ]
-  }
+/** A notice when a named version exists in none of the collections searched (only unversioned pages match then). */
+async function versionNotice(library: Library, version: string | undefined, collections: string[]): Promise<string[]> {
+  if (!version || version === 'all' || version === 'latest' || version === 'auto') return []
+  const cols = (await library.invoke('collections.list', {})).filter(
+    (c) => collections.length === 0 || collections.includes(c.id),
+  )
+  if (cols.some((c) => c.versions.includes(version))) return []
+  const known = [...new Set(cols.flatMap((c) => c.versions))]
+  return [
+    `No documents have version "${version}"; only unversioned pages were searched. Versions present: ${known.join(', ') || 'none'}.`,
+  ]
+}
 
-  /** Rerank by default when a cross-encoder is installed (one that fails to load leaves the search marked degraded). */
-  const rerankerReady = async (): Promise<boolean> =>
-    (await library.invoke('models.status', {})).some((m) => m.role === 'reranker' && m.installed)
+/** Rerank by default when a cross-encoder is installed (one that fails to load leaves the search marked degraded). */
+async function rerankerReady(library: Library): Promise<boolean> {
+  return (await library.invoke('models.status', {})).some((m) => m.role === 'reranker' && m.installed)
+}
 
+function registerSearchDocs({ server, library }: ToolHost): void {
   server.registerTool(
     'search_docs',
     {
@@ -228,7 +133,7 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
     (args) =>
       guarded(async () => {
         const collections = asList(args.collection)
-        const rerank = args.rerank ?? (await rerankerReady())
+        const rerank = args.rerank ?? (await rerankerReady(library))
         const res = await library.invoke('search', {
           query: args.query,
           scope: { collections, version: args.version ?? 'auto' },
@@ -243,30 +148,14 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
           mode: res.mode,
           rerank: res.rerank,
           degraded: res.degraded,
-          notices: [...(await versionNotice(args.version, collections)), ...res.notices],
-          passages: res.results.map((h) => ({
-            chunk_id: h.chunk_id,
-            collection: h.collection,
-            path: h.path,
-            breadcrumb: h.heading,
-            version: h.version,
-            kind: h.kind,
-            page: h.page,
-            page_end: h.page_end,
-            text: h.text,
-            scores: {
-              bm25: h.scores.bm25,
-              cosine: h.scores.cosine,
-              rrf: h.scores.rrf,
-              reranker: h.scores.reranker,
-              keyword_rank: h.scores.keyword_rank,
-              vector_rank: h.scores.vector_rank,
-            },
-          })),
+          notices: [...(await versionNotice(library, args.version, collections)), ...res.notices],
+          passages: res.results.map(toMcpHit),
         } satisfies z.infer<typeof SearchOutput>)
       }),
   )
+}
 
+function registerAsk({ server, library }: ToolHost): void {
   server.registerTool(
     'ask',
     {
@@ -280,7 +169,7 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
     (args, extra) =>
       guarded(async () => {
         const collections = asList(args.collection)
-        const token = extra._meta?.progressToken
+        const notify = progressNotifier(extra)
         const result = await library.ask(
           {
             question: args.question,
@@ -288,23 +177,16 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
             ...(args.thread_id ? { threadId: args.thread_id } : {}),
             ...(args.search_only ? { searchOnly: true } : {}),
           },
-          {
-            signal: extra.signal,
-            // A long answer keeps the client's request alive: each notification resets its time-out.
-            ...(token !== undefined
-              ? {
-                  onEvent: askProgress((params) =>
-                    extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } }),
-                  ),
-                }
-              : {}),
-          },
+          // A long answer keeps the client's request alive: each notification resets its time-out.
+          { signal: extra.signal, ...(notify ? { onEvent: askProgress(notify) } : {}) },
         )
-        const notices = await versionNotice(args.version, collections)
+        const notices = await versionNotice(library, args.version, collections)
         return ok({ ...result, notices: [...notices, ...result.notices] } satisfies AskResult)
       }),
   )
+}
 
+function registerListCollections({ server, library }: ToolHost): void {
   server.registerTool(
     'list_collections',
     {
@@ -324,7 +206,9 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
         } satisfies z.infer<typeof ListOutput>),
       ),
   )
+}
 
+function registerGetPassage({ server, library }: ToolHost): void {
   server.registerTool(
     'get_passage',
     {
@@ -342,18 +226,9 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
           return toolError(
             `No passage has id "${args.chunk_id}"; ids come from search_docs or ask, and change when a document is re-imported.`,
           )
-        const shape = (p: NonNullable<typeof found>['passage']) => ({
-          chunk_id: p.chunk_id,
-          collection: p.collection,
-          path: p.path,
-          breadcrumb: p.heading,
-          version: p.version,
-          kind: p.kind,
-          page: p.page_start,
-          page_end: p.page_end,
-          position: p.position,
-          text: p.text,
-        })
+        // The host protocol carries the stored row's page_start; the contract's passage calls it page.
+        const shape = ({ page_start, root: _root, position, ...p }: NonNullable<typeof found>['passage']) =>
+          toMcpPassage({ ...p, page: page_start }, { position })
         return ok({
           passage: shape(found.passage),
           previous: found.previous.map(shape),
@@ -361,69 +236,57 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
         } satisfies z.infer<typeof GetPassageOutput>)
       }),
   )
+}
 
-  const writeAllowed = (tool: string): CallToolResult | null =>
-    opts.allowWrites ? null : toolError(`${tool} ${READ_ONLY_REFUSAL}`)
-  const writesNote = opts.allowWrites ? '' : ' Turned off: this server is read-only (start it with --allow-writes).'
+const writesNote = (opts: DocentMcpOptions) =>
+  opts.allowWrites ? '' : ' Turned off: this server is read-only (start it with --allow-writes).'
 
+/** Null when this server may write; else the tool error that says how to let it. */
+const writeRefused = (opts: DocentMcpOptions, tool: string): CallToolResult | null =>
+  opts.allowWrites ? null : toolError(`${tool} ${READ_ONLY_REFUSAL}`)
+
+function registerImportFolder({ server, library, opts }: ToolHost): void {
   server.registerTool(
     'import_folder',
     {
       title: 'Import a folder',
-      description: `Imports a folder of documents into a collection, or syncs a collection with its folder (only changed files are read again).${writesNote}`,
+      description: `Imports a folder of documents into a collection, or syncs a collection with its folder (only changed files are read again).${writesNote(opts)}`,
       inputSchema: ImportInput,
       outputSchema: ImportOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (args, extra) =>
       guarded(async () => {
-        const refused = writeAllowed('import_folder')
+        const refused = writeRefused(opts, 'import_folder')
         if (refused) return refused
         // The server's working directory means nothing to the client: only absolute paths.
         if (!path.isAbsolute(args.folder)) return toolError(`folder must be an absolute path (got "${args.folder}")`)
         const folder = path.resolve(args.folder)
         if (!existsSync(folder) || !statSync(folder).isDirectory()) return toolError(`"${folder}" is not a folder`)
-        const token = extra._meta?.progressToken
+        const notify = progressNotifier(extra)
         const report = await library.importFolder(
           { folder, collection: args.collection },
-          {
-            signal: extra.signal,
-            ...(token !== undefined
-              ? {
-                  onProgress: (p) => {
-                    void extra
-                      .sendNotification({
-                        method: 'notifications/progress',
-                        params: {
-                          progressToken: token,
-                          progress: p.filesDone,
-                          total: p.filesTotal,
-                          message: `${p.phase}: ${p.filesDone}/${p.filesTotal} files`,
-                        },
-                      })
-                      .catch(() => undefined)
-                  },
-                }
-              : {}),
-          },
+          { signal: extra.signal, ...(notify ? { onProgress: importProgress(notify) } : {}) },
         )
         const { skipped_files: _skipped, timings: _timings, ...rest } = report
         return ok(rest satisfies z.infer<typeof ImportOutput>)
       }),
   )
+}
 
+function registerRemoveCollection({ server, library, opts }: ToolHost): void {
   server.registerTool(
     'remove_collection',
     {
       title: 'Remove a collection',
-      description: `Deletes a collection from the index (its documents, passages and statistics). The folder on disk is not touched.${writesNote}`,
+      description: `Deletes a collection from the index (its documents, passages and statistics). The folder on disk is not touched.${writesNote(opts)}`,
       inputSchema: RemoveInput,
       outputSchema: RemoveOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     (args) =>
       guarded(async () => {
-        const refused = writeAllowed('remove_collection')
+        const refused = writeRefused(opts, 'remove_collection')
         if (refused) return refused
         const id = collectionSlug(args.collection)
         const { removed } = await library.invoke('collections.remove', { collection: id })
@@ -431,8 +294,26 @@ export function createDocentMcpServer(library: Library, opts: DocentMcpOptions):
         return ok({ collection: id, removed } satisfies z.infer<typeof RemoveOutput>)
       }),
   )
+}
 
-  return server
+type ProgressParams = { progress: number; total?: number; message: string }
+
+/** Sends MCP progress notifications for this request; null when the client asked for none (no progress token). */
+function progressNotifier(extra: Extra): ((params: ProgressParams) => Promise<void>) | null {
+  const token = extra._meta?.progressToken
+  if (token === undefined) return null
+  return (params) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } })
+}
+
+/** An import's progress as MCP progress notifications: files done of files seen. */
+function importProgress(send: (params: ProgressParams) => Promise<void>): (p: ImportProgress) => void {
+  return (p) => {
+    void send({
+      progress: p.filesDone,
+      total: p.filesTotal,
+      message: `${p.phase}: ${p.filesDone}/${p.filesTotal} files`,
+    }).catch(() => undefined)
+  }
 }
 
 /**

@@ -7,16 +7,10 @@
  * schema and is verified in code afterwards (verify.ts).
  */
 
-export interface PromptPassage {
-  n: number
-  chunk_id: string
-  path: string
-  heading: string
-  kind: string | null
-  version: string | null
-  page: number | null
-  text: string
-}
+import type { PassageRef } from '../../shared/passage'
+
+/** A passage as the model reads it: numbered, with its place (the prompt never names its collection) and text. */
+export type PromptPassage = Omit<PassageRef, 'collection'> & { n: number; text: string }
 
 /** Kinds that define what a release supports; the rest (guides, tutorials) explain and may be out of date. */
 export const AUTHORITATIVE_KINDS = ['Specification'] as const

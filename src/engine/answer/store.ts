@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../store/db'
 import { sha256Hex } from '../store/ids'
+import { chunksById } from '../store/passages'
 import { accessKey, readableCollections } from '../store/access'
 import { AskResult, type Thread, type ThreadSummary } from '../../shared/answer'
 import { AskTrace, type AskOutcome, type StoredTrace } from '../../shared/trace'
@@ -88,12 +89,7 @@ export class AnswerStore {
       ...(ret?.reranked ?? []).map((x) => x.chunk_id),
       ...(data.passages ?? data.result.passages),
     ])
-    if (ids.size === 0) return []
-    const { rows } = await this.db.query<{ chunk_id: string; path: string; heading: string; version: string | null }>(
-      `SELECT id AS chunk_id, path, heading, version FROM chunks WHERE id = ANY($1::text[])`,
-      [[...ids]],
-    )
-    return rows
+    return [...(await chunksById(this.db, [...ids], ['path', 'heading', 'version'])).values()]
   }
 
   /** The thread to answer in: the given one (created if it does not exist yet) or a new one. */

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
+import type { PassageText } from '../../shared/passage'
 import { PACKED_HEADINGS_JOINER } from '../ingest/chunker'
 
 /** The evaluation question format (docs/contracts.md, "Evaluation questions"); other tools write these files. */
@@ -56,7 +57,7 @@ function normaliseHeading(h: string): string {
 
 /** A retrieved chunk is a hit when its document path equals the gold path, its breadcrumb contains the gold heading (if any) and its page range includes the gold page (if any). */
 export function isHit(
-  hit: { path: string; heading: string; page: number | null; page_end?: number | null },
+  hit: Pick<PassageText, 'path' | 'heading' | 'page'> & Partial<Pick<PassageText, 'page_end'>>,
   gold: GoldRef,
 ): boolean {
   if (hit.path !== gold.path) return false

@@ -1,4 +1,5 @@
 import type { Engine } from '../engine'
+import type { PassageRef } from '../../shared/passage'
 import type { SearchMode } from '../../shared/search'
 import { type EvalQuestion, isHit } from './questions'
 import { round } from '../util/numbers'
@@ -32,7 +33,7 @@ export interface RetrievalEvalReport {
     kind: string
     first_hit_rank: number | null
     ms: number
-    top: { path: string; heading: string; version: string | null }[]
+    top: Pick<PassageRef, 'path' | 'heading' | 'version'>[]
   }[]
 }
 

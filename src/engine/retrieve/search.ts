@@ -2,6 +2,7 @@ import type { RetrievalTrace } from '../../shared/trace'
 import type { Scope, SearchHit, SearchMode, SearchResult } from '../../shared/search'
 import type { Queryable } from '../store/db'
 import { collectionSlug } from '../store/ids'
+import { chunksById, PASSAGE_FIELDS, toPassage, type ChunkRow } from '../store/passages'
 import { round } from '../util/numbers'
 import { retrieveKeyword } from './keyword'
 import { retrieveVector } from './vector'
@@ -205,9 +206,10 @@ export async function searchChunks(
       )
     } else if (fused.length > 0) {
       const pool = fused.slice(0, Math.max(opts.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES, opts.k))
-      const rows = await fetchChunks(
+      const rows = await chunksById(
         ctx.db,
         pool.map((p) => p.chunk_id),
+        ['heading', 'text'],
       )
       try {
         const scores = await time('rerank_ms', () =>
@@ -230,9 +232,10 @@ export async function searchChunks(
   }
 
   const top = order.slice(0, opts.k)
-  const rows = await fetchChunks(
+  const rows = await chunksById(
     ctx.db,
     top.map((t) => t.chunk_id),
+    PASSAGE_FIELDS,
   )
   const kwById = new Map((keyword ?? []).map((h) => [h.chunk_id, h]))
   const vecById = new Map((vector ?? []).map((h) => [h.chunk_id, h]))
@@ -242,7 +245,7 @@ export async function searchChunks(
     const kw = kwById.get(t.chunk_id)
     const vec = vecById.get(t.chunk_id)
     return {
-      ...toHit(r),
+      ...toPassage(r),
       scores: {
         keyword_rank: kw?.rank ?? null,
         vector_rank: vec?.rank ?? null,
@@ -264,51 +267,13 @@ export async function searchChunks(
   }
 }
 
-export interface ChunkRecord {
-  id: string
-  collection_id: string
-  path: string
-  heading: string
-  version: string | null
-  kind: string | null
-  page_start: number | null
-  page_end: number | null
-  text: string
-}
-
-export function toHit(r: ChunkRecord): Omit<SearchHit, 'scores'> {
-  return {
-    chunk_id: r.id,
-    collection: r.collection_id,
-    path: r.path,
-    heading: r.heading,
-    version: r.version,
-    kind: r.kind,
-    page: r.page_start,
-    page_end: r.page_end,
-    text: r.text,
-  }
-}
-
 /** What the cross-encoder and the answer model read for a chunk: where it is, then what it says. */
-export function passageText(r: Pick<ChunkRecord, 'heading' | 'text'>): string {
+export function passageText(r: Pick<ChunkRow, 'heading' | 'text'>): string {
   return r.heading ? `${r.heading}\n\n${r.text}` : r.text
 }
 
 /** Which of these chunks belong to change-log sections (fuse.ts isChangeLog). */
 async function changeLogIds(db: Queryable, ids: string[]): Promise<Set<string>> {
-  const { rows } = await db.query<{ id: string; path: string; heading: string; kind: string | null }>(
-    `SELECT id, path, heading, kind FROM chunks WHERE id = ANY($1::text[])`,
-    [ids],
-  )
-  return new Set(rows.filter(isChangeLog).map((r) => r.id))
-}
-
-export async function fetchChunks(db: Queryable, ids: string[]): Promise<Map<string, ChunkRecord>> {
-  if (ids.length === 0) return new Map()
-  const { rows } = await db.query<ChunkRecord>(
-    `SELECT id, collection_id, path, heading, version, kind, page_start, page_end, text FROM chunks WHERE id = ANY($1::text[])`,
-    [ids],
-  )
-  return new Map(rows.map((r) => [r.id, r]))
+  const rows = await chunksById(db, ids, ['path', 'heading', 'kind'])
+  return new Set([...rows.values()].filter(isChangeLog).map((r) => r.chunk_id))
 }

@@ -1,26 +1,142 @@
+import type { PassageText } from '../../shared/passage'
 import type { Queryable } from './db'
 
-export interface ChunkSource {
+/*
+ * The one reader of chunk rows: every SELECT of a chunk's place or text in the engine goes through
+ * here, under one row type. The rankers (retrieve/keyword.ts, vector.ts) select only ids and
+ * scores, and counts and lexeme statistics read no rows; they keep their own SQL.
+ */
+
+/** A stored chunk, its columns under the names the engine uses, with its collection's root folder. */
+export interface ChunkRow {
   chunk_id: string
   collection: string
-  /** The collection's root folder, absolute. */
+  /** The collection's root folder, absolute (selecting it joins the collection). */
   root: string
   /** The document's path relative to the root, as stored at import. */
   path: string
   heading: string
   version: string | null
+  kind: string | null
   page_start: number | null
   page_end: number | null
   text: string
+  /** Order in its document, from 0; null for chunks written before it was stored. */
+  position: number | null
+  document_id: string
+  /** Order among the chunks under the same heading. */
+  ordinal: number
 }
+
+type Field = keyof ChunkRow
+/** Some columns of a chunk, always with its id. */
+export type ChunkFields<K extends Field> = Pick<ChunkRow, K | 'chunk_id'>
+
+const COLUMN: Record<Field, string> = {
+  chunk_id: 'ch.id',
+  collection: 'ch.collection_id',
+  root: 'c.root',
+  path: 'ch.path',
+  heading: 'ch.heading',
+  version: 'ch.version',
+  kind: 'ch.kind',
+  page_start: 'ch.page_start',
+  page_end: 'ch.page_end',
+  text: 'ch.text',
+  position: 'ch.position',
+  document_id: 'ch.document_id',
+  ordinal: 'ch.ordinal',
+}
+
+function selectList(fields: readonly Field[]): string {
+  return ['chunk_id' as const, ...fields.filter((f) => f !== 'chunk_id')].map((f) => `${COLUMN[f]} AS ${f}`).join(', ')
+}
+
+/** The chunks table, joined to its documents when only indexed documents count, and to its collections for their root. */
+function fromClause(fields: readonly Field[], indexedOnly: boolean): string {
+  return [
+    'chunks ch',
+    indexedOnly ? 'JOIN documents d ON d.id = ch.document_id' : null,
+    fields.includes('root') ? 'JOIN collections c ON c.id = ch.collection_id' : null,
+  ]
+    .filter(Boolean)
+    .join(' ')
+}
+
+/** The chunks with these ids, by id; an id that is not in the index is absent. */
+export async function chunksById<K extends Field>(
+  db: Queryable,
+  ids: readonly string[],
+  fields: readonly K[],
+): Promise<Map<string, ChunkFields<K>>> {
+  if (ids.length === 0) return new Map()
+  const { rows } = await db.query<ChunkFields<K>>(
+    `SELECT ${selectList(fields)} FROM ${fromClause(fields, false)} WHERE ch.id = ANY($1::text[])`,
+    [ids],
+  )
+  return new Map(rows.map((r) => [r.chunk_id, r]))
+}
+
+/** A chunk whose document is indexed (not failed or half-imported); null otherwise. */
+async function indexedChunk<K extends Field>(
+  db: Queryable,
+  chunkId: string,
+  fields: readonly K[],
+): Promise<ChunkFields<K> | null> {
+  const { rows } = await db.query<ChunkFields<K>>(
+    `SELECT ${selectList(fields)} FROM ${fromClause(fields, true)} WHERE ch.id = $1 AND d.status = 'indexed'`,
+    [chunkId],
+  )
+  return rows[0] ?? null
+}
+
+/** Every chunk of a document in document order: the stored position; chunks written before it existed fall back to page, then heading and ordinal. */
+async function documentChunks<K extends Field>(
+  db: Queryable,
+  documentId: string,
+  fields: readonly K[],
+): Promise<ChunkFields<K>[]> {
+  const { rows } = await db.query<ChunkFields<K>>(
+    `SELECT ${selectList(fields)} FROM ${fromClause(fields, false)} WHERE ch.document_id = $1
+      ORDER BY ch.position NULLS LAST, ch.page_start NULLS FIRST, ch.heading, ch.ordinal, ch.id`,
+    [documentId],
+  )
+  return rows
+}
+
+/** The columns a contract passage is made of (toPassage). */
+export const PASSAGE_FIELDS = ['collection', 'path', 'heading', 'version', 'kind', 'page_start', 'page_end', 'text'] as const
+
+/** A chunk as a passage of the contract: the one place a stored row becomes one (its first page is the contract's `page`). */
+export function toPassage(r: ChunkFields<(typeof PASSAGE_FIELDS)[number]>): PassageText {
+  return {
+    chunk_id: r.chunk_id,
+    collection: r.collection,
+    path: r.path,
+    heading: r.heading,
+    version: r.version,
+    kind: r.kind,
+    page: r.page_start,
+    page_end: r.page_end,
+    text: r.text,
+  }
+}
+
+const SOURCE_FIELDS = ['collection', 'root', 'path', 'heading', 'version', 'page_start', 'page_end', 'text'] as const
+/** Where an indexed chunk came from: its collection's root and the document's path relative to it. */
+export type ChunkSource = ChunkFields<(typeof SOURCE_FIELDS)[number]>
+
+const IN_CONTEXT_FIELDS = [...SOURCE_FIELDS, 'kind', 'position'] as const
+/** A chunk with its place in the document (the host protocol's `passage.get`). */
+export type ChunkInContext = ChunkFields<(typeof IN_CONTEXT_FIELDS)[number]>
 
 /** A chunk with its place in the document, for reading a passage in context. */
 export interface PassageInContext {
-  passage: ChunkSource & { kind: string | null; position: number | null }
+  passage: ChunkInContext
   /** Chunks just before it in the same document, nearest last. */
-  previous: (ChunkSource & { kind: string | null; position: number | null })[]
+  previous: ChunkInContext[]
   /** Chunks just after it in the same document, nearest first. */
-  next: (ChunkSource & { kind: string | null; position: number | null })[]
+  next: ChunkInContext[]
 }
 
 /**
@@ -28,24 +144,13 @@ export interface PassageInContext {
  * document, in document order; null when the chunk is not in the index.
  */
 export async function passageInContext(db: Queryable, chunkId: string, around: number): Promise<PassageInContext | null> {
-  type Row = ChunkSource & { kind: string | null; position: number | null; document_id: string; ordinal: number }
-  const cols = `ch.id AS chunk_id, ch.collection_id AS collection, c.root, ch.path, ch.heading, ch.version, ch.kind,
-                ch.page_start, ch.page_end, ch.text, ch.position, ch.document_id, ch.ordinal`
-  const { rows } = await db.query<Row>(
-    `SELECT ${cols} FROM chunks ch JOIN collections c ON c.id = ch.collection_id WHERE ch.id = $1`,
-    [chunkId],
-  )
-  const hit = rows[0]
+  const fields = [...IN_CONTEXT_FIELDS, 'document_id', 'ordinal'] as const
+  const hit = (await chunksById(db, [chunkId], fields)).get(chunkId)
   if (!hit) return null
   const n = Math.max(0, Math.min(10, Math.floor(around)))
-  // Document order is the stored position; chunks written before it existed fall back to page, then heading and ordinal.
-  const { rows: doc } = await db.query<Row>(
-    `SELECT ${cols} FROM chunks ch JOIN collections c ON c.id = ch.collection_id WHERE ch.document_id = $1
-      ORDER BY ch.position NULLS LAST, ch.page_start NULLS FIRST, ch.heading, ch.ordinal, ch.id`,
-    [hit.document_id],
-  )
+  const doc = await documentChunks(db, hit.document_id, fields)
   const i = doc.findIndex((r) => r.chunk_id === chunkId)
-  const strip = ({ document_id: _d, ordinal: _o, ...r }: Row) => r
+  const strip = ({ document_id: _d, ordinal: _o, ...r }: (typeof doc)[number]): ChunkInContext => r
   return {
     passage: strip(hit),
     previous: doc.slice(Math.max(0, i - n), i).map(strip),
@@ -55,14 +160,7 @@ export async function passageInContext(db: Queryable, chunkId: string, around: n
 
 /** Where an indexed chunk came from (its collection's root and the document's relative path); null when it is not in the index. */
 export async function chunkSource(db: Queryable, chunkId: string): Promise<ChunkSource | null> {
-  const { rows } = await db.query<ChunkSource>(
-    `SELECT ch.id AS chunk_id, ch.collection_id AS collection, c.root, ch.path, ch.heading, ch.version,
-            ch.page_start, ch.page_end, ch.text
-       FROM chunks ch JOIN documents d ON d.id = ch.document_id JOIN collections c ON c.id = ch.collection_id
-      WHERE ch.id = $1 AND d.status = 'indexed'`,
-    [chunkId],
-  )
-  return rows[0] ?? null
+  return indexedChunk(db, chunkId, SOURCE_FIELDS)
 }
 
 /** A page of a chunk's document that text recognition read (documents.ocr_pages, migration 10). */

@@ -1,34 +1,18 @@
 import type { Citation, ClosestSection, PassagePreview } from '../../../shared/answer'
 import { excerpt, queryTerms } from '../../../shared/excerpt'
+import type { PassageRef } from '../../../shared/passage'
 import type { SearchHit } from '../../../shared/search'
 import type { PromptPassage } from '../prompt'
 
 /** A search hit as the n-th passage of the answer prompt. */
 export function toPromptPassage(h: SearchHit, i: number): PromptPassage {
-  return {
-    n: i + 1,
-    chunk_id: h.chunk_id,
-    path: h.path,
-    heading: h.heading,
-    kind: h.kind,
-    version: h.version,
-    page: h.page,
-    text: h.text,
-  }
+  const { collection: _collection, ...place } = placeOf(h)
+  return { n: i + 1, ...place, text: h.text }
 }
 
 /** A citation rendered from stored metadata, never from model output. */
 export function toCitation(h: SearchHit, n: number): Citation {
-  return {
-    n,
-    chunk_id: h.chunk_id,
-    path: h.path,
-    heading: h.heading,
-    version: h.version,
-    page: h.page,
-    kind: h.kind,
-    collection: h.collection,
-  }
+  return { n, ...placeOf(h) }
 }
 
 /** A section to list; its snippet is the stretch of the passage with the most words of `query` (shared/excerpt.ts). */
@@ -36,8 +20,8 @@ export function toClosest(h: SearchHit, query = ''): ClosestSection {
   return { ...placeOf(h), snippet: excerpt(h.text, queryTerms(query), 240), scores: h.scores }
 }
 
-/** Where a passage is: the fields a listed section and a preview share with the hit. */
-function placeOf(h: SearchHit): Pick<SearchHit, 'chunk_id' | 'collection' | 'path' | 'heading' | 'version' | 'kind' | 'page'> {
+/** Where a passage is: the fields every passage-shaped shape shares with the hit. */
+function placeOf(h: SearchHit): PassageRef {
   return {
     chunk_id: h.chunk_id,
     collection: h.collection,

@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import type { AskEvent, AskStage } from '../../../shared/answer'
 import type { AskOutcome, AskTrace } from '../../../shared/trace'
-import { AskRequest, AskResult, type AskRequestParsed } from '../../../shared/answer'
+import { AskRequest, AskResult, askResultBase, type AskRequestParsed, type AskResultBase } from '../../../shared/answer'
 import { round } from '../../util/numbers'
 import { DEFAULT_ASK_OPTIONS, type AskContext, type AskOptions, type ResolvedAskOptions } from '../context'
 import { classifySmalltalk, type SmalltalkMatch } from '../route'
 
 /** The trace while the question is answered: every section but the result, which `finish` adds last. */
 export type AskTraceDraft = Omit<AskTrace, 'result'>
-
-/** The fields every result of one question shares, filled in as the stages learn them. */
-export type ResultBase = Omit<AskResult, 'answer' | 'abstained' | 'reason' | 'mode'>
 
 /**
  * One question being answered: its request and options, the trace the stages write, the result
@@ -27,7 +24,8 @@ export class AskRun {
     readonly req: AskRequestParsed,
     readonly opts: ResolvedAskOptions,
     readonly trace: AskTraceDraft,
-    readonly base: ResultBase,
+    /** The fields every result of this question shares, filled in as the stages learn them. */
+    readonly base: AskResultBase,
     /** Set when the question is small talk: answered without retrieval. */
     readonly smalltalk: SmalltalkMatch | null,
     private readonly started: number,
@@ -42,20 +40,7 @@ export class AskRun {
     const started = performance.now()
     const stagesMs: AskTrace['stages_ms'] = {}
     const threadId = await ctx.store.ensureThread(req.threadId, req.question)
-    const base: ResultBase = {
-      trace_id: randomUUID(),
-      thread_id: threadId,
-      cached: false,
-      citations: [],
-      passages: [],
-      closest: [],
-      unanswered_parts: [],
-      warnings: [],
-      notices: [],
-      degraded: false,
-      rewritten_question: null,
-      scope_label: '',
-    }
+    const base = askResultBase({ trace_id: randomUUID(), thread_id: threadId })
     const smalltalk = classifySmalltalk(req.question)
     const trace: AskTraceDraft = {
       version: 1,

@@ -1,6 +1,7 @@
 import { useMemo } from 'react'
 import { describeAbstention, type AskResult, type Citation } from '../lib/ask-types'
 import { markTerms, queryTerms } from '../../../shared/excerpt'
+import type { PassageRef } from '../../../shared/passage'
 import { RemovedSentences } from './ClaimNotes'
 import { DocIcon, InfoIcon } from './Icons'
 
@@ -42,15 +43,7 @@ export function SourcesList({ citations, onOpen }: { citations: Citation[]; onOp
 }
 
 /** A section to list and open: a closest section, or a search-only passage. */
-export interface SectionRef {
-  chunk_id: string
-  path: string
-  heading: string
-  version: string | null
-  kind: string | null
-  page: number | null
-  snippet?: string
-}
+export type SectionRef = PassageRef & { snippet?: string }
 
 export function Abstention({
   result,

@@ -1,4 +1,6 @@
 import { useMemo, type ReactNode } from 'react'
+import type { PassageRef } from '../../../shared/passage'
+import type { HitScores } from '../../../shared/search'
 import type { ClaimTrace, ScopeTrace, StoredTrace } from '../../../shared/trace'
 import { formatMs, formatScore } from '../lib/format'
 import { useViewer } from '../stores/viewer'
@@ -12,19 +14,10 @@ import { AlertIcon, Spinner } from './Icons'
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-export interface TraceRow {
-  chunk_id: string
-  path: string | null
-  heading: string | null
-  version: string | null
-  keyword_rank: number | null
-  bm25: number | null
-  vector_rank: number | null
-  cosine: number | null
-  rrf: number | null
-  reranker: number | null
-  given: boolean
-}
+type Place = Pick<PassageRef, 'path' | 'heading' | 'version'>
+
+/** A candidate passage with every score it got; its place is null where neither the result nor the trace's places name it. */
+export type TraceRow = Pick<PassageRef, 'chunk_id'> & { [K in keyof Place]: Place[K] | null } & HitScores & { given: boolean }
 
 /** One row per candidate passage, with every score it got, best first. */
 export function traceRows(trace: StoredTrace): TraceRow[] {

@@ -1,5 +1,13 @@
 import { create } from 'zustand'
-import type { AskEvent, AskResult, AskStage, PassagePreview, Thread, ThreadSummary } from '../../../shared/answer'
+import {
+  askResultBase,
+  type AskEvent,
+  type AskResult,
+  type AskStage,
+  type PassagePreview,
+  type Thread,
+  type ThreadSummary,
+} from '../../../shared/answer'
 import type { Scope } from '../../../shared/search'
 import { call, errorMessage } from '../docent'
 import { useNav } from './nav'
@@ -261,22 +269,11 @@ export const useChat = create<ChatState>()((set, get) => ({
 
 function emptyResult(answer: string | null, traceId: string | null, threadId: string): AskResult {
   return {
+    ...askResultBase({ trace_id: traceId ?? '', thread_id: threadId }),
     answer,
     abstained: answer === null,
     reason: null,
-    citations: [],
-    passages: [],
-    closest: [],
-    unanswered_parts: [],
-    warnings: [],
-    notices: [],
-    degraded: false,
     mode: 'answer',
-    cached: false,
-    trace_id: traceId ?? '',
-    thread_id: threadId,
-    rewritten_question: null,
-    scope_label: '',
   }
 }
 

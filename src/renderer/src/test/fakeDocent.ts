@@ -1,5 +1,5 @@
 import type { DocentApi, EventName, EventPayload, InvokeInput, InvokeName, InvokeOutput, Result } from '../../../shared/api'
-import type { AskResult } from '../../../shared/answer'
+import { askResultBase, type AskResult } from '../../../shared/answer'
 import type { LibraryLocationInfo, SaveLibraryLocation } from '../../../shared/library'
 
 /**
@@ -155,21 +155,11 @@ export function createFakeDocent(handlers: Handlers = {}): FakeDocent {
 /** A complete AskResult with test defaults. */
 export function askResult(over: Partial<AskResult> = {}): AskResult {
   return {
+    ...askResultBase({ trace_id: 'trace-1', thread_id: 'thread-1' }),
     answer: null,
     abstained: false,
     reason: null,
-    citations: [],
-    passages: [],
-    closest: [],
-    unanswered_parts: [],
-    warnings: [],
-    notices: [],
-    degraded: false,
     mode: 'answer',
-    cached: false,
-    trace_id: 'trace-1',
-    thread_id: 'thread-1',
-    rewritten_question: null,
     scope_label: 'the 2025-03-26 docs',
     ...over,
   }

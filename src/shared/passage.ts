@@ -1,0 +1,33 @@
+import { z } from 'zod'
+
+/**
+ * Where a passage is: the one declaration of a passage's place, which every passage-shaped shape
+ * of the contract extends (a search hit, a citation, a closest section, a preview, an opened
+ * source, a trace's places, the MCP server's passages). Plain data only: no Node, Electron or DOM
+ * imports here, so every process can load this file.
+ *
+ * Field names are the contract's (docs/contracts.md, "Casing"): snake_case, as the CLI's --json
+ * and the MCP tools print them.
+ */
+export const PassageRef = z.object({
+  /** Stable while its document is unchanged: `source.open` and the MCP's get_passage take it. */
+  chunk_id: z.string(),
+  collection: z.string(),
+  /** The document's path relative to its collection's folder. */
+  path: z.string(),
+  /** Heading breadcrumb joined with " > " ("" for a page's introduction). */
+  heading: z.string(),
+  version: z.string().nullable(),
+  /** Source kind label, e.g. "Specification" or "Guide". */
+  kind: z.string().nullable(),
+  /** First page of the chunk in paged documents, else null. */
+  page: z.number().int().nullable(),
+})
+export type PassageRef = z.infer<typeof PassageRef>
+
+/** A passage with what it says, and the last page it reaches in a paged document (else null). */
+export const PassageText = PassageRef.extend({
+  page_end: z.number().int().nullable(),
+  text: z.string(),
+})
+export type PassageText = z.infer<typeof PassageText>
