@@ -9,7 +9,7 @@ import { halfOf } from './gate-calibration'
 import { factCovered } from './facts'
 import type { ChatModelLike } from './types'
 import { isFixtureModel } from './types'
-import { round } from '../util/numbers'
+import { round } from '../core/numbers'
 
 /**
  * Answer evaluation: every golden question through the whole pipeline. Evals are not tests: they

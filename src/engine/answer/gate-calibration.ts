@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { StoredTrace } from '../../shared/trace'
 import type { EvalQuestion } from '../eval/questions'
-import { round } from '../util/numbers'
+import { round } from '../core/numbers'
 import type { AskEngine } from './ask'
 import { askWithEngine } from './ask'
 import { KEYWORD_COVERAGE, cosineFloorFor } from './gate'

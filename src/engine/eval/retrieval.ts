@@ -1,7 +1,7 @@
 import type { Engine } from '../engine'
 import type { SearchMode } from '../../shared/search'
 import { type EvalQuestion, isHit } from './questions'
-import { round } from '../util/numbers'
+import { round } from '../core/numbers'
 import { keywordPostingsOf } from '../store/postings'
 import { halfOf } from '../answer/gate-calibration'
 import type { FusionRule } from '../retrieve/fuse'

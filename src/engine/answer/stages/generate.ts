@@ -1,7 +1,7 @@
 import type { AttemptTrace } from '../../../shared/trace'
 import type { SearchHit } from '../../../shared/search'
 import type { ResolvedScope } from '../../retrieve/scope'
-import { round } from '../../util/numbers'
+import { round } from '../../core/numbers'
 import {
   ANSWER_SCHEMA,
   ANSWER_SYSTEM_PROMPT,

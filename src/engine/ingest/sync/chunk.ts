@@ -1,7 +1,7 @@
 import type { ChunkRow, DocumentRow, StoredOcrPage } from '../../store/writer'
 import type { ParsedPage } from '../types'
 import { chunkId, sha256Hex } from '../../store/ids'
-import { countWords, extractExactTerms } from '../../retrieve/exact-terms'
+import { countWords, extractExactTerms } from '../../core/exact-terms'
 import { type TokenCounter, chunkDocument, embeddingText, DEFAULT_CHUNK_OPTIONS } from '../chunker'
 import { stripControls, withoutControls } from '../parsers/textcheck'
 import type { ParsedFile } from './parse'
