@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { SerialQueue } from './core/serial-queue'
 import type { Db } from './store/db'
 import { leaveTemplate, openPGlite } from './store/db'
 import type { TemplatePlace } from './store/template'
@@ -75,7 +76,7 @@ export type { ChunkSource, PassageInContext }
  */
 export class Engine {
   /** Writers (imports, watcher syncs, the embedding switch's last step) take turns: see exclusive(). */
-  private writeQueue: Promise<unknown> = Promise.resolve()
+  private readonly writes = new SerialQueue()
   private readonly watches = new Map<string, CollectionWatch>()
   private readonly models: LoadedModels
 
@@ -159,9 +160,7 @@ export class Engine {
 
   /** Runs writers one at a time: PGlite has one connection, and a sync must not race an import of the same documents. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.writeQueue.then(fn, fn)
-    this.writeQueue = run.catch(() => undefined)
-    return run
+    return this.writes.run(fn)
   }
 
   /**
@@ -378,7 +377,7 @@ export class Engine {
 
   async close(): Promise<void> {
     await Promise.all([...this.watches.values()].map((w) => w.stop()))
-    await this.writeQueue
+    await this.writes.idle()
     await this.models.dispose()
     try {
       await this.db.close()

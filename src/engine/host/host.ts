@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { z } from 'zod'
 import { InvokeMap, isInvokeName, type Result } from '../../shared/api'
 import { errorMessage } from '../../shared/errors'
@@ -130,7 +131,7 @@ export function createEngineHost(engine: Engine, opts: HostOptions): EngineHost 
       for (const a of deps.asks.values()) a.abort()
       await Promise.race([
         Promise.allSettled(pending.map((j) => j.finished)),
-        new Promise((r) => setTimeout(r, timeoutMs).unref()),
+        sleep(timeoutMs, undefined, { ref: false }),
       ])
       deps.models.cancel()
     },

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto'
 import { open, stat } from 'node:fs/promises'
 import path from 'node:path'
 import os from 'node:os'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { getLlama, LlamaChatSession, LlamaLogLevel, resolveChatWrapper } from 'node-llama-cpp'
 import type {
   ChatHistoryItem,
@@ -27,6 +28,7 @@ import type {
   LlamaGrammar,
   LlamaModel,
 } from 'node-llama-cpp'
+import { SerialQueue } from '../../core/serial-queue'
 import { errorMessage, isAbortError, ModelLoadError } from './errors'
 
 export type StopReason = 'eos' | 'maxTokens' | 'abort'
@@ -133,7 +135,7 @@ async function withCapturedLog<T>(fn: () => Promise<T>): Promise<{ value?: T; er
     // rejection: wait until they stop coming (at most ~250 ms) so the error can quote them.
     for (let i = 0, seen = -1; i < 10 && seen !== log.length; i++) {
       seen = log.length
-      await new Promise((resolve) => setTimeout(resolve, 25))
+      await sleep(25)
     }
     return { error, log }
   } finally {
@@ -232,13 +234,9 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
     return g
   }
 
-  let queue: Promise<unknown> = Promise.resolve()
+  const calls = new SerialQueue()
   let disposed = false
-  const serialised = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn)
-    queue = run.catch(() => undefined)
-    return run
-  }
+  const serialised = <T>(fn: () => Promise<T>): Promise<T> => calls.run(fn)
 
   // One sequence for every call, kept between calls: node-llama-cpp continues it from the first
   // token that differs, so the fixed instructions (the system prompt) are read once per loaded
@@ -309,7 +307,7 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
     dispose: async () => {
       if (disposed) return
       disposed = true
-      await queue
+      await calls.idle()
       await sequence.dispose()
       await context.dispose()
       await model.dispose()
