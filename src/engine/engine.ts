@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import type { Embedder, Loaded, TokenCounter } from './core/model-ports'
 import { SerialQueue } from './core/serial-queue'
 import type { Db } from './store/db'
 import { leaveTemplate, openPGlite } from './store/db'
@@ -11,14 +12,13 @@ import { collectionSlug } from './store/ids'
 import { collectionRoot, deleteCollection, failedDocuments, listCollections, setCollectionOcr } from './store/collections'
 import { chunkSource, passageInContext, type ChunkSource, type PassageInContext } from './store/passages'
 import { importFolder, embedMissing, type ImportProgress, type ImportReport } from './ingest/importer'
-import type { TokenCounter } from './ingest/chunker'
 import { resolveSearchScope, searchWithModels } from './retrieve/search'
 import { scopeInfo } from './retrieve/scope'
 import type { FusionRule } from './retrieve/fuse'
 import { defaultDataDir, defaultModelsDir, templatesDir } from './paths'
-import { LoadedModels, type ChatModel, type Loaded } from './models/loaded'
-import type { Embedder } from './models/runtime/embedder'
-import type { Reranker } from './models/runtime/reranker'
+import { LoadedModels } from './models/loaded'
+import type { GgufChatModel } from './models/runtime/llm'
+import type { OnnxReranker } from './models/runtime/reranker'
 import type { Scope, ScopeInfo, SearchMode, SearchResult } from '../shared/search'
 import type { CollectionInfo } from '../shared/api'
 import type { ModelRole } from '../shared/models'
@@ -225,12 +225,12 @@ export class Engine {
     return passageInContext(this.db, chunkId, around)
   }
 
-  async reranker(): Promise<Loaded<Reranker>> {
+  async reranker(): Promise<Loaded<OnnxReranker>> {
     return this.models.reranker()
   }
 
   /** The active answer model (GGUF), loaded once; null (with the reason) when none is installed: ask then runs search-only. */
-  async chatModel(): Promise<Loaded<ChatModel>> {
+  async chatModel(): Promise<Loaded<GgufChatModel>> {
     return this.models.chatModel()
   }
 

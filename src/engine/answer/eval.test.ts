@@ -6,7 +6,7 @@ import { tempDir } from '../../test-support/paths'
 import type { EvalQuestion } from '../eval/questions'
 import { evalAnswers } from './eval'
 import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
-import type { GenerateArgs } from './types'
+import type { GenerateArgs } from '../core/model-ports'
 
 /** The answer-eval harness scores what the pipeline did (scripted model, real engine, tiny corpus). */
 describe('evalAnswers', () => {

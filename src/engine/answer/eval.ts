@@ -7,7 +7,7 @@ import type { EngineAskOptions } from './ask'
 import { calibrateGate, type Calibration } from './gate'
 import { halfOf } from './gate-calibration'
 import { factCovered } from './facts'
-import type { ChatModelLike } from './types'
+import type { ChatModel } from '../core/model-ports'
 import { isFixtureModel } from './types'
 import { round } from '../core/numbers'
 
@@ -182,7 +182,7 @@ export async function evalAnswers(
     collection: string
     config?: AnswerEvalConfig
     judge?: boolean
-    chat?: ChatModelLike | null
+    chat?: ChatModel | null
     onQuestion?: (done: number, total: number, q: AnswerEvalQuestion) => void
     askOptions?: Partial<EngineAskOptions>
     /** The question set's name, for its halves (halfOf); the questions file's folder name by convention. */
@@ -375,7 +375,7 @@ const JUDGE_SCHEMA = {
 async function judgeFaithfulness(
   engine: Engine,
   result: AskResult,
-  chatOverride: ChatModelLike | null | undefined,
+  chatOverride: ChatModel | null | undefined,
 ): Promise<boolean | null> {
   const chat = chatOverride !== undefined ? chatOverride : (await engine.chatModel()).model
   if (!chat || !result.answer) return null

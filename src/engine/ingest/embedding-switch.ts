@@ -1,8 +1,8 @@
+import type { Embedder } from '../core/model-ports'
 import type { Db, Queryable } from '../store/db'
 import { storeEmbeddings } from '../store/writer'
 import { ensureVectorIndex, vectorIndexName } from '../store/vector-index'
 import { embeddingText } from './chunker'
-import type { EmbedderLike } from './importer'
 
 /**
  * Changing the embedding model without a gap in vector search (ADR 0007). The index answers with
@@ -88,7 +88,7 @@ class NotReady extends Error {}
  */
 export async function switchIndexModel(
   db: Db,
-  target: EmbedderLike,
+  target: Embedder,
   opts: {
     from: string | null
     signal?: AbortSignal

@@ -3,11 +3,12 @@ import path from 'node:path'
 import type { Db } from '../store/db'
 import { collectionOcr, collectionRoot } from '../store/collections'
 import { markSynced, upsertCollection } from '../store/writer'
-import { type TokenCounter, chunkerSignature } from './chunker'
+import type { Embedder, TokenCounter } from '../core/model-ports'
+import { chunkerSignature } from './chunker'
 import { finishImportJob, recordImportProgress, startImportJob } from './jobs'
 import { PARSERS_VERSION } from './parsers/index'
 import type { PreparedDocument } from './sync/chunk'
-import { type EmbedderLike, embedBatch } from './sync/embed'
+import { embedBatch } from './sync/embed'
 import { FilePreparer } from './sync/prepare'
 import { planSync, type SyncPlan } from './sync/plan'
 import { ProgressReporter } from './sync/progress'
@@ -19,8 +20,6 @@ import type { ImportProgress, ImportReport } from '../../shared/api'
 // The report and progress cross to the app as they are: their one definition is the contract's.
 export type { ImportProgress, ImportReport }
 
-// Declared with the embed stage; callers of the importer name them from here.
-export type { EmbedderLike }
 export { embedMissing } from './sync/embed'
 
 /** One document the import added, changed, removed or could not read (the watcher's change sets). */
@@ -32,7 +31,7 @@ export interface DocumentChange {
 
 export interface ImportOptions {
   collection: string
-  embedder: EmbedderLike | null
+  embedder: Embedder | null
   tokenCounter: TokenCounter
   signal?: AbortSignal
   onProgress?: (p: ImportProgress) => void

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Db } from '../store/db'
 import { ensureVectorIndex } from '../store/vector-index'
-import { approximateTokenCounter, type TokenCounter } from '../ingest/chunker'
+import { approximateTokenCounter, type Embedder, type Loaded, type TokenCounter } from '../core/model-ports'
 import {
   modelFolderOf,
   readIndexModel,
@@ -11,19 +11,10 @@ import {
   type SwitchProgress,
   type SwitchReport,
 } from '../ingest/embedding-switch'
-import type { ChatModelLike } from '../answer/types'
 import { MODEL_ROLES, type ModelRole } from '../../shared/models'
 import { activeModelPath } from './active'
-import type { Embedder } from './runtime/embedder'
-import type { Reranker } from './runtime/reranker'
-
-/** A model of one role as loaded: the model, or null with the reason in words. */
-export interface Loaded<T> {
-  model: T | null
-  problem: string | null
-}
-
-export type ChatModel = ChatModelLike & { dispose(): unknown }
+import type { GgufChatModel } from './runtime/llm'
+import type { OnnxReranker } from './runtime/reranker'
 
 interface Disposable {
   dispose(): unknown
@@ -38,8 +29,8 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
  */
 export class LoadedModels {
   private embedderP: Promise<Loaded<Embedder>> | null = null
-  private rerankerP: Promise<Loaded<Reranker>> | null = null
-  private chatP: Promise<Loaded<ChatModel>> | null = null
+  private rerankerP: Promise<Loaded<OnnxReranker>> | null = null
+  private chatP: Promise<Loaded<GgufChatModel>> | null = null
   /** Models replaced while a search may still hold them: freed at reload or dispose. */
   private retired: Disposable[] = []
 
@@ -133,7 +124,7 @@ export class LoadedModels {
     return report
   }
 
-  reranker(): Promise<Loaded<Reranker>> {
+  reranker(): Promise<Loaded<OnnxReranker>> {
     this.rerankerP ??= (async () => {
       const dir = activeModelPath(this.modelsDir, 'reranker')
       if (!dir) return { model: null, problem: `no reranker model is installed in ${this.modelsDir}` }
@@ -148,12 +139,12 @@ export class LoadedModels {
   }
 
   /** The active answer model (GGUF); null (with the reason) when none is installed: ask then runs search-only. */
-  chatModel(): Promise<Loaded<ChatModel>> {
+  chatModel(): Promise<Loaded<GgufChatModel>> {
     this.chatP ??= this.loadChat()
     return this.chatP
   }
 
-  private async loadChat(): Promise<Loaded<ChatModel>> {
+  private async loadChat(): Promise<Loaded<GgufChatModel>> {
     const file = activeModelPath(this.modelsDir, 'llm')
     if (!file) return { model: null, problem: `no language model is installed in ${this.modelsDir}` }
     const { loadChatModel } = await import('./runtime/llm')

@@ -1,5 +1,6 @@
 import type { RetrievalTrace } from '../../shared/trace'
 import type { Scope, SearchHit, SearchMode, SearchResult } from '../../shared/search'
+import type { Loaded, QueryEmbedder, Reranker } from '../core/model-ports'
 import type { Queryable } from '../store/db'
 import { collectionSlug } from '../store/ids'
 import { round } from '../core/numbers'
@@ -8,16 +9,6 @@ import { retrieveVector } from './vector'
 import { extractExactTerms } from '../core/exact-terms'
 import { changeLogRanking, fuseLists, HYBRID_FUSION, isChangeLog, withChangeLog, type FusionInput, type FusionRule } from './fuse'
 import { resolveScope, searchText, type ResolvedScope } from './scope'
-
-export interface QueryEmbedder {
-  id: string
-  embedQuery(text: string): Promise<Float32Array>
-}
-
-export interface RerankerLike {
-  id: string
-  score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]>
-}
 
 export interface SearchOptions {
   mode: SearchMode
@@ -35,7 +26,7 @@ export interface SearchOptions {
 export interface SearchContext {
   db: Queryable
   embedder: QueryEmbedder | null
-  reranker: RerankerLike | null
+  reranker: Reranker | null
   /** Why the embedder or reranker is missing, for the notice shown to the person. */
   embedderProblem?: string | null
   rerankerProblem?: string | null
@@ -46,16 +37,10 @@ export const DEFAULT_RERANK_CANDIDATES = 30
 /** How much deeper than `candidates` a change question looks for change-log sections. */
 export const CHANGE_LOG_DEPTH = 4
 
-/** A model loaded on first use, or why there is none. */
-export interface LoadedModel<T> {
-  model: T | null
-  problem: string | null
-}
-
 /** Where a search gets its models (the engine loads each once; answering may override the reranker). */
 export interface SearchModels {
-  embedder(): Promise<LoadedModel<QueryEmbedder>>
-  reranker(): Promise<LoadedModel<RerankerLike>>
+  embedder(): Promise<Loaded<QueryEmbedder>>
+  reranker(): Promise<Loaded<Reranker>>
 }
 
 const NO_MODEL = { model: null, problem: null }
@@ -82,7 +67,7 @@ export function resolveSearchScope(db: Queryable, scope: Partial<Scope>, questio
 export async function searchModelsFor(
   models: SearchModels,
   opts: { mode: SearchMode; rerank: boolean },
-): Promise<{ embedder: LoadedModel<QueryEmbedder>; reranker: LoadedModel<RerankerLike> }> {
+): Promise<{ embedder: Loaded<QueryEmbedder>; reranker: Loaded<Reranker> }> {
   return {
     embedder: opts.mode !== 'keyword' ? await models.embedder() : NO_MODEL,
     reranker: opts.rerank ? await models.reranker() : NO_MODEL,

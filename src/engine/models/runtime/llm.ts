@@ -28,45 +28,9 @@ import type {
   LlamaGrammar,
   LlamaModel,
 } from 'node-llama-cpp'
+import type { ChatModel, GenerateArgs, GenerateResult, StopReason } from '../../core/model-ports'
 import { SerialQueue } from '../../core/serial-queue'
 import { errorMessage, isAbortError, ModelLoadError } from './errors'
-
-export type StopReason = 'eos' | 'maxTokens' | 'abort'
-
-export interface GenerateTextArgs {
-  system: string
-  user: string
-  /** Upper bound on generated tokens (default 1024). */
-  maxTokens?: number
-  /** Sampling temperature; 0 (the default) is greedy and deterministic. */
-  temperature?: number
-  /** Sampling seed, used when temperature > 0. */
-  seed?: number
-  /** Called with each decoded text chunk as it is generated. */
-  onToken?: (text: string) => void
-  /** Aborting stops generation; the call then resolves with what was generated and stopReason 'abort'. */
-  signal?: AbortSignal
-  /** While the prompt is read: tokens evaluated so far, of those to evaluate after what the sequence already held. */
-  onPromptProgress?: (read: number, total: number) => void
-}
-
-export interface GenerateJsonArgs extends GenerateTextArgs {
-  /** JSON schema (the subset node-llama-cpp's GBNF converter supports). */
-  schema: object
-}
-
-export interface GenerateResult {
-  /** The generated text, verbatim. */
-  raw: string
-  /** `JSON.parse(raw)`, or undefined when it does not parse (or for generateText). */
-  parsed: unknown
-  /** Tokens of the whole prompt (system + user + chat template). */
-  promptTokens?: number
-  /** Prompt tokens this call evaluated: the whole prompt minus what the kept sequence already held. */
-  tokensIn: number
-  tokensOut: number
-  stopReason: StopReason
-}
 
 export interface ChatModelInfo {
   /** GPU backend in use ('cuda', 'vulkan', 'metal') or false for CPU only. */
@@ -76,7 +40,8 @@ export interface ChatModelInfo {
   threads: number
 }
 
-export interface ChatModel {
+/** The chat model as this runtime loads it: the engine's ChatModel, with plain-text calls and the memory it holds. */
+export interface GgufChatModel extends ChatModel {
   /** `llm/<file name>@<12 hex fingerprint>` (size + first 4 MiB + last 1 MiB, so multi-GB files load fast). */
   id: string
   info: ChatModelInfo
@@ -84,8 +49,7 @@ export interface ChatModel {
   chatFormat: string
   /** Tokens of this model's tokenizer (no BOS). */
   countTokens(text: string): number
-  generateJson(args: GenerateJsonArgs): Promise<GenerateResult>
-  generateText(args: GenerateTextArgs): Promise<GenerateResult>
+  generateText(args: GenerateArgs): Promise<GenerateResult>
   /** Evaluates a system prompt ahead of the first call that uses it (kept, then reused by every call). */
   warm(system: string): Promise<void>
   dispose(): Promise<void>
@@ -168,7 +132,7 @@ function sharedLlama(gpu: 'auto' | false): Promise<Llama> {
 
 // ---------------------------------------------------------------------------------------------
 
-export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {}): Promise<ChatModel> {
+export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {}): Promise<GgufChatModel> {
   const abs = path.resolve(ggufPath)
   await checkGgufFile(abs)
   const gpu = opts.gpu ?? 'auto'
@@ -243,7 +207,7 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
   // model and every later answer evaluates only its own passages and question.
   const sequence = context.getSequence()
 
-  const generate = (args: GenerateTextArgs, grammar: LlamaGrammar | undefined): Promise<GenerateResult> =>
+  const generate = (args: GenerateArgs, grammar: LlamaGrammar | undefined): Promise<GenerateResult> =>
     serialised(async () => {
       if (disposed) throw new Error(`chat model ${id} has been disposed`)
       if (args.signal?.aborted) return { raw: '', parsed: undefined, tokensIn: 0, tokensOut: 0, stopReason: 'abort' }
