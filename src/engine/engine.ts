@@ -17,6 +17,7 @@ import { scopeInfo } from './retrieve/scope'
 import type { FusionRule } from './retrieve/fuse'
 import { defaultDataDir, defaultModelsDir, templatesDir } from './paths'
 import { LoadedModels } from './models/loaded'
+import { embeddingSwitchPending, loadIndexEmbedder, switchEmbedding } from './index-embedder'
 import type { GgufChatModel } from './models/runtime/llm'
 import type { OnnxReranker } from './models/runtime/reranker'
 import type { Scope, ScopeInfo, SearchMode, SearchResult } from '../shared/search'
@@ -87,7 +88,7 @@ export class Engine {
     /** Opened read-only (EngineOptions.readOnly): answers keep no trace, thread or cache entry. */
     readonly readOnly = false,
   ) {
-    this.models = new LoadedModels(db, modelsDir)
+    this.models = new LoadedModels(modelsDir, () => loadIndexEmbedder(db, modelsDir))
   }
 
   static async open(opts: EngineOptions = {}): Promise<Engine> {
@@ -143,7 +144,7 @@ export class Engine {
 
   /** The selected embedding model when it is not the one the index answers with (a switch is due), else null. */
   async embeddingSwitchPending(): Promise<{ from: string; to: string } | null> {
-    return this.models.embeddingSwitchPending()
+    return embeddingSwitchPending(this.models)
   }
 
   /**
@@ -155,7 +156,7 @@ export class Engine {
   async switchEmbeddingModel(
     opts: { signal?: AbortSignal; onProgress?: (p: SwitchProgress) => void } = {},
   ): Promise<SwitchReport | null> {
-    return this.models.switchEmbedding({ ...opts, exclusive: (fn) => this.exclusive(fn) })
+    return switchEmbedding(this.db, this.models, { ...opts, exclusive: (fn) => this.exclusive(fn) })
   }
 
   /** Runs writers one at a time: PGlite has one connection, and a sync must not race an import of the same documents. */
