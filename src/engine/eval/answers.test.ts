@@ -3,9 +3,9 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
 import { tempDir } from '../../test-support/paths'
-import type { EvalQuestion } from '../eval/questions'
-import { evalAnswers } from './eval'
-import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
+import type { EvalQuestion } from './questions'
+import { evalAnswers } from './answers'
+import { OverlapReranker, ScriptedChat, reply } from '../answer/scripted.testutil'
 import type { GenerateArgs } from '../core/model-ports'
 
 /** The answer-eval harness scores what the pipeline did (scripted model, real engine, tiny corpus). */
