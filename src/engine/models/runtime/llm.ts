@@ -137,25 +137,43 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
   await checkGgufFile(abs)
   const gpu = opts.gpu ?? 'auto'
   const cap = Math.max(256, Math.floor(opts.contextSize ?? DEFAULT_CONTEXT_CAP))
+  const llama = await startLlama(abs, gpu)
+  const model = await loadWeights(llama, abs, gpu)
+  const threads = Math.max(1, Math.floor(opts.threads ?? defaultThreads(llama, model)))
+  const context = await createContext(model, abs, cap, threads)
+  const chatWrapper = await chatWrapperOf(model, context, abs)
+  const id = `llm/${path.basename(abs)}@${await fingerprint(abs)}`
+  const info: ChatModelInfo = {
+    gpu: llama.gpu === false ? false : String(llama.gpu),
+    contextSize: context.contextSize,
+    trainContextSize: model.trainContextSize,
+    threads,
+  }
+  return chatModelOf({ id, info, llama, model, context, chatWrapper })
+}
 
-  let llama: Llama
+async function startLlama(abs: string, gpu: 'auto' | false): Promise<Llama> {
   try {
-    llama = await sharedLlama(gpu)
+    return await sharedLlama(gpu)
   } catch (err) {
     throw new ModelLoadError(abs, `cannot start llama.cpp (prebuilt binary) to load ${abs}: ${errorMessage(err)}`, {
       cause: err,
     })
   }
+}
 
+async function loadWeights(llama: Llama, abs: string, gpu: 'auto' | false): Promise<LlamaModel> {
   const loaded = await withCapturedLog(() => llama.loadModel({ modelPath: abs, gpuLayers: gpu === false ? 0 : 'auto' }))
   if (!loaded.value) {
     throw new ModelLoadError(abs, `cannot load ${abs}: ${describeLoadFailure(loaded.error, loaded.log)}`, {
       cause: loaded.error,
     })
   }
-  const model: LlamaModel = loaded.value
+  return loaded.value
+}
 
-  const threads = Math.max(1, Math.floor(opts.threads ?? defaultThreads(llama, model)))
+/** One context per loaded model, of at most `cap` tokens; the model is freed if it cannot be made. */
+async function createContext(model: LlamaModel, abs: string, cap: number, threads: number): Promise<LlamaContext> {
   const ctx = await withCapturedLog(() =>
     model.createContext({ contextSize: { max: cap }, sequences: 1, threads: { ideal: threads, min: 1 } }),
   )
@@ -165,27 +183,38 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
       cause: ctx.error,
     })
   }
-  const context: LlamaContext = ctx.value
-  // Resolving the chat wrapper (matching the GGUF's Jinja template against known formats) takes
-  // ~0.3-1 s; LlamaChatSession would redo it for every session, so do it once here.
-  let chatWrapper: ChatWrapper
+  return ctx.value
+}
+
+/**
+ * The chat format of the GGUF's template. Resolving it (matching the Jinja template against known
+ * formats) takes ~0.3-1 s; LlamaChatSession would redo it for every session, so it is done once
+ * here. The context and the model are freed if it fails.
+ */
+async function chatWrapperOf(model: LlamaModel, context: LlamaContext, abs: string): Promise<ChatWrapper> {
   try {
-    chatWrapper = resolveChatWrapper(model)
+    return resolveChatWrapper(model)
   } catch (err) {
     await context.dispose().catch(() => undefined)
     await model.dispose().catch(() => undefined)
     throw new ModelLoadError(abs, `cannot resolve the chat template of ${abs}: ${errorMessage(err)}`, { cause: err })
   }
-  const id = `llm/${path.basename(abs)}@${await fingerprint(abs)}`
-  const info: ChatModelInfo = {
-    gpu: llama.gpu === false ? false : String(llama.gpu),
-    contextSize: context.contextSize,
-    trainContextSize: model.trainContextSize,
-    threads,
-  }
+}
 
+/** A loaded GGUF model with its context and chat format: what a call needs. */
+interface LoadedGguf {
+  id: string
+  info: ChatModelInfo
+  llama: Llama
+  model: LlamaModel
+  context: LlamaContext
+  chatWrapper: ChatWrapper
+}
+
+/** Grammars built from JSON schemas, kept per schema (at most 33): building one takes a while, and answers reuse a few. */
+function grammarCache(llama: Llama): (schema: object) => Promise<LlamaGrammar> {
   const grammars = new Map<string, Promise<LlamaGrammar>>()
-  const grammarFor = (schema: object): Promise<LlamaGrammar> => {
+  return (schema) => {
     const key = JSON.stringify(schema)
     let g = grammars.get(key)
     if (!g) {
@@ -197,77 +226,33 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
     }
     return g
   }
+}
 
+/** The model as the engine calls it: one call at a time, on one kept sequence. */
+function chatModelOf(g: LoadedGguf): GgufChatModel {
+  const { id, model, context, chatWrapper } = g
+  const grammarFor = grammarCache(g.llama)
   const calls = new SerialQueue()
   let disposed = false
-  const serialised = <T>(fn: () => Promise<T>): Promise<T> => calls.run(fn)
-
   // One sequence for every call, kept between calls: node-llama-cpp continues it from the first
   // token that differs, so the fixed instructions (the system prompt) are read once per loaded
   // model and every later answer evaluates only its own passages and question.
   const sequence = context.getSequence()
-
   const generate = (args: GenerateArgs, grammar: LlamaGrammar | undefined): Promise<GenerateResult> =>
-    serialised(async () => {
+    calls.run(async () => {
       if (disposed) throw new Error(`chat model ${id} has been disposed`)
-      if (args.signal?.aborted) return { raw: '', parsed: undefined, tokensIn: 0, tokensOut: 0, stopReason: 'abort' }
-      const before = sequence.tokenMeter.getState()
-      const promptTokens = await readPrompt(sequence, chatWrapper, model, args)
-      if (promptTokens >= context.contextSize) {
-        throw new Error(`prompt of ~${promptTokens} tokens does not fit the ${context.contextSize}-token context of ${id}`)
-      }
-      const session = new LlamaChatSession({ contextSequence: sequence, chatWrapper, systemPrompt: args.system, autoDisposeSequence: false })
-      let streamed = ''
-      const meter = () => sequence.tokenMeter.diff(before)
-      try {
-        const temperature = args.temperature ?? 0
-        const res = await session.promptWithMeta(args.user, {
-          ...(grammar ? { grammar } : {}),
-          maxTokens: Math.max(1, Math.floor(args.maxTokens ?? DEFAULT_MAX_TOKENS)),
-          temperature,
-          ...(temperature > 0 && args.seed !== undefined ? { seed: args.seed } : {}),
-          ...(args.signal ? { signal: args.signal, stopOnAbortSignal: true } : {}),
-          onTextChunk: (text: string) => {
-            streamed += text
-            args.onToken?.(text)
-          },
-        })
-        const used = meter()
-        const raw = res.responseText
-        return {
-          raw,
-          parsed: grammar ? tryParseJson(raw) : undefined,
-          promptTokens,
-          tokensIn: used.usedInputTokens,
-          tokensOut: used.usedOutputTokens,
-          stopReason: mapStopReason(res.stopReason),
-        }
-      } catch (err) {
-        if (args.signal?.aborted && isAbortError(err)) {
-          const used = meter()
-          return {
-            raw: streamed,
-            parsed: grammar ? tryParseJson(streamed) : undefined,
-            promptTokens,
-            tokensIn: used.usedInputTokens,
-            tokensOut: used.usedOutputTokens,
-            stopReason: 'abort',
-          }
-        }
-        throw err
-      } finally {
-        session.dispose({ disposeSequence: false })
-      }
+      return generateOnce(g, sequence, args, grammar)
     })
 
   return {
     id,
-    info,
+    info: g.info,
     chatFormat: chatWrapper.wrapperName ?? chatWrapper.constructor.name,
     countTokens: (text: string) => model.tokenize(text).length,
     generateJson: async (args) => generate(args, await grammarFor(args.schema)),
     generateText: (args) => generate(args, undefined),
-    warm: (system: string) => serialised(() => readPrompt(sequence, chatWrapper, model, { system, user: '' }).then(() => undefined)),
+    warm: (system: string) =>
+      calls.run(() => readPrompt(sequence, chatWrapper, model, { system, user: '' }).then(() => undefined)),
     dispose: async () => {
       if (disposed) return
       disposed = true
@@ -276,6 +261,60 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
       await context.dispose()
       await model.dispose()
     },
+  }
+}
+
+/** One call: the prompt read (what the sequence holds already is kept), then the reply written; an abort returns what was written. */
+async function generateOnce(
+  g: LoadedGguf,
+  sequence: LlamaContextSequence,
+  args: GenerateArgs,
+  grammar: LlamaGrammar | undefined,
+): Promise<GenerateResult> {
+  const { id, model, context, chatWrapper } = g
+  if (args.signal?.aborted) return { raw: '', parsed: undefined, tokensIn: 0, tokensOut: 0, stopReason: 'abort' }
+  const before = sequence.tokenMeter.getState()
+  const promptTokens = await readPrompt(sequence, chatWrapper, model, args)
+  if (promptTokens >= context.contextSize) {
+    throw new Error(`prompt of ~${promptTokens} tokens does not fit the ${context.contextSize}-token context of ${id}`)
+  }
+  const session = new LlamaChatSession({
+    contextSequence: sequence,
+    chatWrapper,
+    systemPrompt: args.system,
+    autoDisposeSequence: false,
+  })
+  let streamed = ''
+  const result = (raw: string, stopReason: StopReason): GenerateResult => {
+    const used = sequence.tokenMeter.diff(before)
+    return {
+      raw,
+      parsed: grammar ? tryParseJson(raw) : undefined,
+      promptTokens,
+      tokensIn: used.usedInputTokens,
+      tokensOut: used.usedOutputTokens,
+      stopReason,
+    }
+  }
+  try {
+    const temperature = args.temperature ?? 0
+    const res = await session.promptWithMeta(args.user, {
+      ...(grammar ? { grammar } : {}),
+      maxTokens: Math.max(1, Math.floor(args.maxTokens ?? DEFAULT_MAX_TOKENS)),
+      temperature,
+      ...(temperature > 0 && args.seed !== undefined ? { seed: args.seed } : {}),
+      ...(args.signal ? { signal: args.signal, stopOnAbortSignal: true } : {}),
+      onTextChunk: (text: string) => {
+        streamed += text
+        args.onToken?.(text)
+      },
+    })
+    return result(res.responseText, mapStopReason(res.stopReason))
+  } catch (err) {
+    if (args.signal?.aborted && isAbortError(err)) return result(streamed, 'abort')
+    throw err
+  } finally {
+    session.dispose({ disposeSequence: false })
   }
 }
 
@@ -323,7 +362,13 @@ async function readPrompt(
 function systemPrefixLength(chatWrapper: ChatWrapper, model: LlamaModel, system: string): number {
   const render = (user: string) =>
     chatWrapper
-      .generateContextState({ chatHistory: [{ type: 'system', text: system }, { type: 'user', text: user }, { type: 'model', response: [] }] })
+      .generateContextState({
+        chatHistory: [
+          { type: 'system', text: system },
+          { type: 'user', text: user },
+          { type: 'model', response: [] },
+        ],
+      })
       .contextText.tokenize(model.tokenizer)
   const a = render('a')
   const b = render('b')
