@@ -20,7 +20,8 @@
  * gap 60 ms, worst 113 ms; with the machine heavily loaded by other processes 2.5 s, 16 ticks,
  * median 141 ms, worst 268 ms. So the loop gets a turn between runs, never during one: the
  * worst stall is one run, which for bge-small (384 dims, 12 layers) will be far longer than for
- * the fixture. For a truly free event loop, run the embedder in a worker_thread.
+ * the fixture. So the engine loads it in a worker thread (embedder-thread.ts), and its own
+ * event loop is never stalled by inference; this module runs inside that thread.
  */
 import path from 'node:path'
 import { stat } from 'node:fs/promises'
