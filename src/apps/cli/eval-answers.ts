@@ -5,7 +5,13 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Engine } from '../../engine/engine'
 import { loadQuestions, type EvalQuestion } from '../../engine/eval/questions'
-import { COMPARE_CONFIGS, FULL_CONFIG, evalAnswers, type AnswerEvalConfig, type AnswerEvalReport } from '../../engine/eval/answers'
+import {
+  COMPARE_CONFIGS,
+  FULL_CONFIG,
+  evalAnswers,
+  type AnswerEvalConfig,
+  type AnswerEvalReport,
+} from '../../engine/eval/answers'
 import { halfOf } from '../../engine/eval/gate-calibration'
 import { formatTable } from './table'
 

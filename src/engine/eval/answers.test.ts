@@ -35,7 +35,13 @@ describe('evalAnswers', () => {
   })
 
   it('reports answer rate, abstentions, citation checks and router mistakes', async () => {
-    const q = (id: string, question: string, kind: EvalQuestion['kind'], gold: EvalQuestion['gold'], facts: string[] = []): EvalQuestion => ({
+    const q = (
+      id: string,
+      question: string,
+      kind: EvalQuestion['kind'],
+      gold: EvalQuestion['gold'],
+      facts: string[] = [],
+    ): EvalQuestion => ({
       id,
       question,
       version: '1.0',

@@ -129,10 +129,7 @@ export function createEngineHost(engine: Engine, opts: HostOptions): EngineHost 
       const pending = jobs.all()
       for (const j of pending) j.controller.abort()
       for (const a of deps.asks.values()) a.abort()
-      await Promise.race([
-        Promise.allSettled(pending.map((j) => j.finished)),
-        sleep(timeoutMs, undefined, { ref: false }),
-      ])
+      await Promise.race([Promise.allSettled(pending.map((j) => j.finished)), sleep(timeoutMs, undefined, { ref: false })])
       deps.models.cancel()
     },
   }
