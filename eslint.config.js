@@ -15,7 +15,8 @@ export default tseslint.config(
   {
     // Layers (docs/architecture.md): shared imports nothing; engine imports shared; apps import
     // engine and shared; main imports shared and the host protocol; preload and renderer import
-    // shared. No import cycles anywhere in src/.
+    // shared. Inside the engine, floors: core < store < ingest, retrieve, models < answer, watch <
+    // engine.ts < host, eval. No import cycles anywhere in src/.
     files: ['src/**/*.{ts,tsx}'],
     plugins: { docent },
     rules: { 'docent/layers': 'error', 'docent/no-cycle': 'error' },

@@ -1,5 +1,5 @@
 import { ScriptedChat } from '../../src/engine/answer/scripted.testutil'
-import type { GenerateArgs, GenerateJsonResult } from '../../src/engine/answer/types'
+import type { GenerateJsonArgs, GenerateResult } from '../../src/engine/core/model-ports'
 
 /**
  * The chat model of the answer e2e: the engine's ScriptedChat (a test double that replies with
@@ -21,7 +21,7 @@ export class HeldScriptedChat extends ScriptedChat {
     for (const go of this.waiting.splice(0)) go()
   }
 
-  override async generateJson(args: GenerateArgs & { schema: object }): Promise<GenerateJsonResult> {
+  override async generateJson(args: GenerateJsonArgs): Promise<GenerateResult> {
     if (this.holding) {
       await new Promise<void>((resolve, reject) => {
         const stop = () => reject(Object.assign(new Error('the question was stopped'), { name: 'AbortError' }))
@@ -59,7 +59,7 @@ export function proseSentence(text: string): string | null {
  * for (one answer text with [n] markers, or a list of sentences with their citations).
  */
 export function oneSupportedOneNot(unsupported: string) {
-  return (args: GenerateArgs & { schema: object }): object => {
+  return (args: GenerateJsonArgs): object => {
     const passage = promptPassages(args.user).get(1) ?? ''
     const said = proseSentence(passage)
     if (!said) throw new Error(`the first passage has no plain sentence to copy:\n${passage.slice(0, 400)}`)

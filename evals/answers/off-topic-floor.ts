@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util'
 import { Engine } from '../../src/engine/engine'
 import { offTopicCosineFor } from '../../src/engine/answer/gate'
-import { halfOf } from '../../src/engine/answer/gate-calibration'
+import { halfOf } from '../../src/engine/eval/gate-calibration'
 import { classifySmalltalk } from '../../src/engine/answer/route'
 import { loadQuestions } from '../../src/engine/eval/questions'
 

@@ -5,7 +5,7 @@ import type { ResolvedScope } from '../../src/engine/retrieve/scope'
 import { retrieveKeyword } from '../../src/engine/retrieve/keyword'
 import { retrieveVector } from '../../src/engine/retrieve/vector'
 import { fuseRanks } from '../../src/engine/retrieve/fuse'
-import { countWords, extractExactTerms } from '../../src/engine/retrieve/exact-terms'
+import { countWords, extractExactTerms } from '../../src/engine/core/exact-terms'
 import { clusteredVectors, normalise, rng, sentence, vocabulary, zipfSampler } from './synthetic'
 
 /**

@@ -6,7 +6,7 @@ import { Engine } from '../../src/engine/engine'
 import { loadQuestions } from '../../src/engine/eval/questions'
 import { activeModelPath } from '../../src/engine/models/active'
 import { loadEmbedder } from '../../src/engine/models/runtime/embedder'
-import type { ChatModelLike, GenerateArgs } from '../../src/engine/answer/types'
+import type { ChatModel, GenerateArgs } from '../../src/engine/core/model-ports'
 import type { AskEvent } from '../../src/shared/answer'
 import { goldenQuestions, mcpCorpus, tempDir } from '../../src/test-support/paths'
 import { peakMemory, pct, printTable, r1 } from './machine'
@@ -113,7 +113,7 @@ async function benchQueries(data: string, models: string, n: number) {
 }
 
 /** Wraps the answer model to keep each prompt, so the raw baseline can be run on the very same text. */
-function recording(model: ChatModelLike, prompts: GenerateArgs[]): ChatModelLike {
+function recording(model: ChatModel, prompts: GenerateArgs[]): ChatModel {
   return { ...model, generateJson: (args) => (prompts.push(args), model.generateJson(args)) }
 }
 

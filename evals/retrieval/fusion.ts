@@ -12,9 +12,9 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { Engine } from '../../src/engine/engine'
-import { halfOf } from '../../src/engine/answer/gate-calibration'
+import { halfOf } from '../../src/engine/eval/gate-calibration'
 import { isHit, loadQuestions } from '../../src/engine/eval/questions'
-import { extractExactTerms } from '../../src/engine/retrieve/exact-terms'
+import { extractExactTerms } from '../../src/engine/core/exact-terms'
 import {
   changeLogRanking,
   fuseLists,

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs'
+import type { Embedder, Loaded, TokenCounter } from './core/model-ports'
+import { SerialQueue } from './core/serial-queue'
 import type { Db } from './store/db'
 import { leaveTemplate, openPGlite } from './store/db'
 import type { TemplatePlace } from './store/template'
@@ -10,14 +12,14 @@ import { collectionSlug } from './store/ids'
 import { collectionRoot, deleteCollection, failedDocuments, listCollections, setCollectionOcr } from './store/collections'
 import { chunkSource, passageInContext, type ChunkSource, type PassageInContext } from './store/passages'
 import { importFolder, embedMissing, type ImportProgress, type ImportReport } from './ingest/importer'
-import type { TokenCounter } from './ingest/chunker'
 import { resolveSearchScope, searchWithModels } from './retrieve/search'
 import { scopeInfo } from './retrieve/scope'
 import type { FusionRule } from './retrieve/fuse'
 import { defaultDataDir, defaultModelsDir, templatesDir } from './paths'
-import { LoadedModels, type ChatModel, type Loaded } from './models/loaded'
-import type { Embedder } from './models/runtime/embedder'
-import type { Reranker } from './models/runtime/reranker'
+import { LoadedModels } from './models/loaded'
+import { embeddingSwitchPending, loadIndexEmbedder, switchEmbedding } from './index-embedder'
+import type { GgufChatModel } from './models/runtime/llm'
+import type { OnnxReranker } from './models/runtime/reranker'
 import type { Scope, ScopeInfo, SearchMode, SearchResult } from '../shared/search'
 import type { CollectionInfo } from '../shared/api'
 import type { ModelRole } from '../shared/models'
@@ -75,7 +77,7 @@ export type { ChunkSource, PassageInContext }
  */
 export class Engine {
   /** Writers (imports, watcher syncs, the embedding switch's last step) take turns: see exclusive(). */
-  private writeQueue: Promise<unknown> = Promise.resolve()
+  private readonly writes = new SerialQueue()
   private readonly watches = new Map<string, CollectionWatch>()
   private readonly models: LoadedModels
 
@@ -86,7 +88,7 @@ export class Engine {
     /** Opened read-only (EngineOptions.readOnly): answers keep no trace, thread or cache entry. */
     readonly readOnly = false,
   ) {
-    this.models = new LoadedModels(db, modelsDir)
+    this.models = new LoadedModels(modelsDir, () => loadIndexEmbedder(db, modelsDir))
   }
 
   static async open(opts: EngineOptions = {}): Promise<Engine> {
@@ -142,7 +144,7 @@ export class Engine {
 
   /** The selected embedding model when it is not the one the index answers with (a switch is due), else null. */
   async embeddingSwitchPending(): Promise<{ from: string; to: string } | null> {
-    return this.models.embeddingSwitchPending()
+    return embeddingSwitchPending(this.models)
   }
 
   /**
@@ -154,14 +156,12 @@ export class Engine {
   async switchEmbeddingModel(
     opts: { signal?: AbortSignal; onProgress?: (p: SwitchProgress) => void } = {},
   ): Promise<SwitchReport | null> {
-    return this.models.switchEmbedding({ ...opts, exclusive: (fn) => this.exclusive(fn) })
+    return switchEmbedding(this.db, this.models, { ...opts, exclusive: (fn) => this.exclusive(fn) })
   }
 
   /** Runs writers one at a time: PGlite has one connection, and a sync must not race an import of the same documents. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.writeQueue.then(fn, fn)
-    this.writeQueue = run.catch(() => undefined)
-    return run
+    return this.writes.run(fn)
   }
 
   /**
@@ -226,12 +226,12 @@ export class Engine {
     return passageInContext(this.db, chunkId, around)
   }
 
-  async reranker(): Promise<Loaded<Reranker>> {
+  async reranker(): Promise<Loaded<OnnxReranker>> {
     return this.models.reranker()
   }
 
   /** The active answer model (GGUF), loaded once; null (with the reason) when none is installed: ask then runs search-only. */
-  async chatModel(): Promise<Loaded<ChatModel>> {
+  async chatModel(): Promise<Loaded<GgufChatModel>> {
     return this.models.chatModel()
   }
 
@@ -378,7 +378,7 @@ export class Engine {
 
   async close(): Promise<void> {
     await Promise.all([...this.watches.values()].map((w) => w.stop()))
-    await this.writeQueue
+    await this.writes.idle()
     await this.models.dispose()
     try {
       await this.db.close()

@@ -1,5 +1,5 @@
 // Local ESLint rules that keep the source tree and the dependency graph saying the same thing
-// (docs/architecture.md, "Layers"): which folder may import which, and no import cycles.
+// (docs/architecture.md, "Layers" and "Floors of the engine"): which folder may import which, and no import cycles.
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -16,6 +16,42 @@ const ALLOWED = {
   preload: ['shared'],
   renderer: ['shared'],
   'test-support': ['*'],
+}
+
+/**
+ * Floors inside the engine, lowest first. A file imports its own folder and the floors below it,
+ * never a floor above nor a neighbour on its own floor (ingest and retrieve share what both need
+ * through core). The unit is the first name under src/engine: a folder, or a file at its root.
+ */
+const ENGINE_FLOORS = [
+  ['core', 'paths.ts'],
+  ['store'],
+  ['ingest', 'retrieve', 'models'],
+  ['answer', 'watch', 'index-embedder.ts'],
+  ['engine.ts'],
+  ['host', 'eval'],
+]
+const floorOf = (unit) => ENGINE_FLOORS.findIndex((f) => f.includes(unit))
+const FLOORS_TEXT = ENGINE_FLOORS.map((f) => f.join(', ')).join(' < ')
+
+/** The engine unit of a path inside src/engine: `ingest` for engine/ingest/sync/chunk.ts, `engine.ts` for engine/engine.ts. */
+function engineUnit(rel) {
+  const parts = rel.split('/')
+  return parts.length > 2 ? parts[1] : parts[1].replace(/\.d\.ts$/, '.ts')
+}
+
+/** Why an import inside the engine runs against its floors, or null when it keeps them. */
+function floorProblem(fromRel, toRel) {
+  const a = engineUnit(fromRel)
+  const b = engineUnit(toRel)
+  if (a === b) return null
+  const fa = floorOf(a)
+  const fb = floorOf(b)
+  if (fa < 0) return `src/engine/${a} stands on no floor: add it to ENGINE_FLOORS in tools/eslint/layers.js and to docs/architecture.md`
+  if (fb < 0) return `src/engine/${b} stands on no floor: add it to ENGINE_FLOORS in tools/eslint/layers.js and to docs/architecture.md`
+  if (fb < fa) return null
+  const where = fb === fa ? `its neighbour on the same floor, ${b}` : `${b}, a floor above`
+  return `src/${fromRel} (${a}) may not import src/${toRel}: that is ${where}. Engine floors: ${FLOORS_TEXT}; move what both need down a floor (core), or the caller up`
 }
 
 function layerOf(abs) {
@@ -45,7 +81,14 @@ function allowed(from, to, file) {
 }
 
 const layers = {
-  meta: { type: 'problem', schema: [], messages: { forbidden: '{{from}} may not import {{to}} ({{allowed}}); see docs/architecture.md' } },
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      forbidden: '{{from}} may not import {{to}} ({{allowed}}); see docs/architecture.md',
+      floor: '{{problem}} (docs/architecture.md, "Floors of the engine")',
+    },
+  },
   create(context) {
     const file = context.filename
     const from = layerOf(file)
@@ -59,7 +102,14 @@ const layers = {
       if (!spec.startsWith('.')) return
       const target = resolveRelative(file, spec)
       const to = target && layerOf(target)
-      if (!to || allowed(from, to, file)) return
+      if (!to) return
+      // Tests may import across floors: they set up what they check from any side.
+      if (from.layer === 'engine' && to.layer === 'engine' && !isTest(file)) {
+        const problem = floorProblem(from.rel, to.rel)
+        if (problem) context.report({ node, messageId: 'floor', data: { problem } })
+        return
+      }
+      if (allowed(from, to, file)) return
       const list = ALLOWED[from.layer]
       context.report({ node, messageId: 'forbidden', data: { from: `src/${from.layer}`, to: `src/${to.rel}`, allowed: list.length ? `allowed: ${list.join(', ')}` : 'it imports nothing else' } })
     }

@@ -5,8 +5,14 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Engine } from '../../engine/engine'
 import { loadQuestions, type EvalQuestion } from '../../engine/eval/questions'
-import { COMPARE_CONFIGS, FULL_CONFIG, evalAnswers, type AnswerEvalConfig, type AnswerEvalReport } from '../../engine/answer/eval'
-import { halfOf } from '../../engine/answer/gate-calibration'
+import {
+  COMPARE_CONFIGS,
+  FULL_CONFIG,
+  evalAnswers,
+  type AnswerEvalConfig,
+  type AnswerEvalReport,
+} from '../../engine/eval/answers'
+import { halfOf } from '../../engine/eval/gate-calibration'
 import { formatTable } from './table'
 
 /**

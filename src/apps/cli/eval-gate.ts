@@ -12,7 +12,7 @@ import {
   type GateRule,
   type GateSample,
   type GateScore,
-} from '../../engine/answer/gate-calibration'
+} from '../../engine/eval/gate-calibration'
 import { formatTable } from './table'
 
 /**

@@ -1,13 +1,6 @@
 import type { Db } from '../store/db'
-import {
-  resolveSearchScope,
-  searchModelsFor,
-  searchWithModels,
-  type LoadedModel,
-  type QueryEmbedder,
-  type RerankerLike,
-  type SearchModels,
-} from '../retrieve/search'
+import type { ChatModel, Embedder, Loaded, Reranker } from '../core/model-ports'
+import { resolveSearchScope, searchModelsFor, searchWithModels, type SearchModels } from '../retrieve/search'
 import { searchText } from '../retrieve/scope'
 import type { AskRequest, AskResult } from '../../shared/answer'
 import type { AskContext } from './context'
@@ -17,16 +10,15 @@ import { checkRelease } from './release'
 import { similarityFloorFor, type Similarity } from './support'
 import { runAsk, type AskOptions } from './pipeline'
 import { AnswerStore } from './store'
-import type { ChatModelLike } from './types'
 
 export interface EngineAskOptions extends AskOptions {
   /**
    * Use this chat model instead of the installed one (tests drive the pipeline with a scripted
    * model; evals compare configurations). `null` forces search-only mode.
    */
-  chat?: ChatModelLike | null
+  chat?: ChatModel | null
   /** Use this reranker instead of the installed one; `null` runs without one (degraded gate). */
-  reranker?: RerankerLike | null
+  reranker?: Reranker | null
 }
 
 /** What answering needs of the engine: its store and its models, each loaded on first use. */
@@ -34,13 +26,11 @@ export interface AskEngine {
   readonly db: Db
   /** Keep no trace, thread or cached answer (a read-only engine). */
   readonly readOnly?: boolean
-  chatModel(): Promise<LoadedModel<ChatModelLike>>
-  reranker(): Promise<LoadedModel<RerankerLike & { id: string }>>
-  embedder(): Promise<LoadedModel<SentenceEmbedder>>
+  chatModel(): Promise<Loaded<ChatModel>>
+  reranker(): Promise<Loaded<Reranker>>
+  /** The embedding model: questions for retrieval, and sentences for the support check. */
+  embedder(): Promise<Loaded<Embedder>>
 }
-
-/** The embedding model as answering uses it: queries for retrieval, and sentences for the support check. */
-export type SentenceEmbedder = QueryEmbedder & { id: string; embedDocuments?(texts: string[]): Promise<Float32Array[]> }
 
 /** Wires the pipeline to an engine: its store, scope resolution, retrievers and models. */
 export async function askWithEngine(engine: AskEngine, request: AskRequest, opts: EngineAskOptions = {}): Promise<AskResult> {
@@ -96,7 +86,7 @@ async function sentenceSimilarity(
   const embed = async (texts: string[]): Promise<Float32Array[]> => {
     const missing = [...new Set(texts.filter((t) => !cache.has(t)))]
     if (missing.length) {
-      const vectors = model.embedDocuments ? await model.embedDocuments(missing) : await Promise.all(missing.map((t) => model.embedQuery(t)))
+      const vectors = await model.embedDocuments(missing)
       missing.forEach((t, i) => cache.set(t, vectors[i]!))
     }
     return texts.map((t) => cache.get(t)!)

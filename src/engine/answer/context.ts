@@ -5,7 +5,7 @@ import type { ResolvedScope } from '../retrieve/scope'
 import type { AnswerStore } from './store'
 import type { ReleaseCheck } from './release'
 import type { Similarity } from './support'
-import type { ChatModelLike } from './types'
+import type { ChatModel } from '../core/model-ports'
 
 /**
  * What the answer pipeline is given: injected dependencies (retrieval, the chat model, the store)
@@ -37,7 +37,7 @@ export interface AskContext {
   /** Ids of the retrieval models a search with these options would use (part of the cache key). */
   retrievalModels(opts: { mode: SearchMode; rerank: boolean }): Promise<{ embedder: string | null; reranker: string | null }>
   /** null: no language model installed (or it failed to load): search-only mode. */
-  chat: ChatModelLike | null
+  chat: ChatModel | null
   chatProblem: string | null
   store: AnswerStore
 }

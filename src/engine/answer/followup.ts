@@ -1,5 +1,5 @@
 import type { ModelRewrite } from '../../shared/trace'
-import type { ChatModelLike } from './types'
+import type { ChatModel } from '../core/model-ports'
 
 /**
  * Follow-up questions ("when was it removed?") are rewritten into a standalone question before
@@ -72,7 +72,7 @@ const REWRITE_SYSTEM = [
 ].join('\n')
 
 export async function rewriteFollowUpWithModel(
-  chat: ChatModelLike,
+  chat: ChatModel,
   question: string,
   history: PriorTurn[],
   signal?: AbortSignal,

@@ -1,7 +1,7 @@
 import type { GateDecision, KeywordEvidence } from '../../shared/trace'
 import type { Queryable } from '../store/db'
 import { bm25Idf, queryTerms } from '../retrieve/keyword'
-import { round } from '../util/numbers'
+import { round } from '../core/numbers'
 
 /**
  * The relevance gate: decides, before any language-model call, whether the passages found are

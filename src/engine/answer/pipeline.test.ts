@@ -8,7 +8,7 @@ import { AskResult } from '../../shared/answer'
 import type { EngineAskOptions } from './ask'
 import { ANSWER_SYSTEM_PROMPT } from './prompt'
 import { NOT_IN_CONTEXT, OverlapReranker, ScriptedChat, reply, type ScriptedReply } from './scripted.testutil'
-import type { GenerateArgs } from './types'
+import type { GenerateArgs } from '../core/model-ports'
 
 /**
  * Every branch of the answer pipeline, on a real engine (on-disk PGlite, real import, real keyword

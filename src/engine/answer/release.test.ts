@@ -7,7 +7,7 @@ import type { AskEvent } from '../../shared/answer'
 import { AskResult } from '../../shared/answer'
 import { keyTermsOf } from './release'
 import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
-import type { GenerateArgs } from './types'
+import type { GenerateArgs } from '../core/model-ports'
 
 /**
  * The release rules on a real engine (on-disk PGlite, real import and keyword index) with a

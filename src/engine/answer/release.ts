@@ -1,6 +1,6 @@
 import type { KeyTermTrace, ReleaseTrace } from '../../shared/trace'
 import { compareVersions, isPrerelease } from '../../shared/versions'
-import { extractExactTerms } from '../retrieve/exact-terms'
+import { extractExactTerms } from '../core/exact-terms'
 import { searchText, type ResolvedScope } from '../retrieve/scope'
 import type { Queryable } from '../store/db'
 import { answerQuotes } from './match'

@@ -1,5 +1,4 @@
-import type { RerankerLike } from '../retrieve/search'
-import type { ChatModelLike, GenerateArgs, GenerateJsonResult } from './types'
+import type { ChatModel, GenerateJsonArgs, GenerateResult, Reranker } from '../core/model-ports'
 import { splitLegacyAnswer } from './verify'
 
 /**
@@ -8,7 +7,7 @@ import { splitLegacyAnswer } from './verify'
  * a function of the call, to answer from what the prompt actually contained.
  */
 
-export type ScriptedReply = string | object | ((args: GenerateArgs & { schema: object }) => string | object)
+export type ScriptedReply = string | object | ((args: GenerateJsonArgs) => string | object)
 
 export interface RecordedCall {
   system: string
@@ -16,7 +15,7 @@ export interface RecordedCall {
   schema: object
 }
 
-export class ScriptedChat implements ChatModelLike {
+export class ScriptedChat implements ChatModel {
   readonly calls: RecordedCall[] = []
   readonly info = { gpu: false as const, contextSize: 8192, trainContextSize: 8192 }
 
@@ -30,7 +29,7 @@ export class ScriptedChat implements ChatModelLike {
     this.replies.push(...replies)
   }
 
-  async generateJson(args: GenerateArgs & { schema: object }): Promise<GenerateJsonResult> {
+  async generateJson(args: GenerateJsonArgs): Promise<GenerateResult> {
     this.calls.push({ system: args.system, user: args.user, schema: args.schema })
     const next = this.replies.shift()
     if (next === undefined) throw new Error(`ScriptedChat: no reply scripted for call ${this.calls.length}`)
@@ -100,7 +99,7 @@ function contentWords(text: string): string[] {
  * A stand-in cross-encoder: the share of the query's content words found in the passage, mapped
  * onto a logit-like range [-8, 2]. Unrelated passages score -8, far below a gate at 0.
  */
-export class OverlapReranker implements RerankerLike {
+export class OverlapReranker implements Reranker {
   readonly id = 'scripted-overlap-reranker'
   calls = 0
 

@@ -1,5 +1,5 @@
 import { STOPWORDS, stem, WORD } from '../../shared/excerpt'
-import { extractExactTerms } from '../retrieve/exact-terms'
+import { extractExactTerms } from '../core/exact-terms'
 
 /**
  * Passages and answers cut into the units a claim can rest on: prose sentences, list items (with

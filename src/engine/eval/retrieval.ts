@@ -2,9 +2,9 @@ import type { Engine } from '../engine'
 import type { PassageRef } from '../../shared/passage'
 import type { SearchMode } from '../../shared/search'
 import { type EvalQuestion, isHit } from './questions'
-import { round } from '../util/numbers'
+import { round } from '../core/numbers'
 import { keywordPostingsOf } from '../store/postings'
-import { halfOf } from '../answer/gate-calibration'
+import { halfOf } from './gate-calibration'
 import type { FusionRule } from '../retrieve/fuse'
 
 /** Recall@10 and MRR over one hash half of a set (gate-calibration.ts halfOf). */

@@ -25,7 +25,7 @@ import {
  * job that was running, so nothing in the UI waits forever. The next request starts a new process.
  *
  * The process is injected (`spawn`): Electron's utilityProcess in the app (engine-process.ts),
- * Node's child_process in tests (engine-process-node.ts).
+ * Node's child_process in tests (node-spawner.ts).
  */
 
 export interface EngineProcess {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { z } from 'zod'
 import { InvokeMap, isInvokeName, type Result } from '../../shared/api'
 import { errorMessage } from '../../shared/errors'
@@ -128,10 +129,7 @@ export function createEngineHost(engine: Engine, opts: HostOptions): EngineHost 
       const pending = jobs.all()
       for (const j of pending) j.controller.abort()
       for (const a of deps.asks.values()) a.abort()
-      await Promise.race([
-        Promise.allSettled(pending.map((j) => j.finished)),
-        new Promise((r) => setTimeout(r, timeoutMs).unref()),
-      ])
+      await Promise.race([Promise.allSettled(pending.map((j) => j.finished)), sleep(timeoutMs, undefined, { ref: false })])
       deps.models.cancel()
     },
   }

@@ -1,5 +1,6 @@
 import type { ImportReport } from '../../shared/api'
 import { errorMessage } from '../../shared/errors'
+import { SerialQueue } from '../core/serial-queue'
 import type { Engine } from '../engine'
 import { ImportRefusedError } from '../ingest/importer'
 import type { JobRegistry } from './jobs'
@@ -36,7 +37,7 @@ function emptyReport(collection: string, root: string, notice: string): ImportRe
 
 export class ImportJobs {
   // One import at a time: they share the CPU and the embedding model, and PGlite has one connection.
-  private queue: Promise<void> = Promise.resolve()
+  private readonly queue = new SerialQueue()
 
   constructor(
     private readonly engine: Engine,
@@ -90,7 +91,7 @@ export class ImportJobs {
         if (report && !report.cancelled) void this.follow(collection)
       }
     }
-    job.finished = this.queue = this.queue.then(run)
+    job.finished = this.queue.run(run)
     return { jobId: job.id }
   }
 

@@ -1,4 +1,5 @@
 import type net from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { errorMessage } from '../../shared/errors'
 import type { Engine } from '../engine'
 import type { DownloadFetch } from '../models/install'
@@ -40,8 +41,6 @@ export interface LibraryProcess extends EngineProcess {
   /** Owner: close as `mode` says; attached: leave. */
   close(mode: CloseMode): void
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export function librarySpawner(opts: LibraryOptions, onSpawn?: (proc: LibraryProcess) => void): SpawnEngine {
   return (listeners) => {

@@ -1,4 +1,5 @@
 import type net from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { errorMessage } from '../../shared/errors'
 import { Engine } from '../engine'
 import { ModelManager, type DownloadFetch } from '../models/install'
@@ -200,7 +201,7 @@ export class LibraryOwner {
     this.server.close()
     if (!this.hurry && (await this.opened) && this.busy()) {
       this.opts.log(`waiting for the requests and jobs still running before closing the library (${this.clients.size} clients)`)
-      while (!this.hurry && this.busy()) await new Promise((r) => setTimeout(r, 100))
+      while (!this.hurry && this.busy()) await sleep(100)
     }
     try {
       await this.host?.shutdown()

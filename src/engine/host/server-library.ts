@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { errorMessage } from '../../shared/errors'
 import { Engine } from '../engine'
 import { redactUrl } from '../store/pg'
@@ -115,7 +116,7 @@ class ServerConnection implements LibraryProcess, EngineProcess {
   private async shutDown(): Promise<void> {
     const log = this.opts.log ?? (() => {})
     await this.opened
-    while (this.inflight > 0 || (this.host?.activeWork() ?? 0) > 0) await new Promise((r) => setTimeout(r, 100))
+    while (this.inflight > 0 || (this.host?.activeWork() ?? 0) > 0) await sleep(100)
     try {
       await this.host?.shutdown()
     } catch (err) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { approximateTokenCounter, chunkDocument, DEFAULT_CHUNK_OPTIONS, type TokenCounter } from './chunker'
+import { approximateTokenCounter, type TokenCounter } from '../core/model-ports'
+import { chunkDocument, DEFAULT_CHUNK_OPTIONS } from './chunker'
 import { parseMarkdownString } from './parsers/markdown'
 import type { ParsedDocument } from './types'
 

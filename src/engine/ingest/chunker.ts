@@ -1,5 +1,6 @@
 import { PACK_LEVEL } from './parsers/builder'
 import type { ParsedBlock, ParsedDocument, ParsedSection } from './types'
+import type { TokenCounter } from '../core/model-ports'
 
 /**
  * Heading-aware chunking. A chunk never straddles two sections of level 1-3 (small sections under
@@ -8,26 +9,6 @@ import type { ParsedBlock, ParsedDocument, ParsedSection } from './types'
  * they fit. All sizes are in tokens of the embedding model's tokenizer (TokenCounter), counted on
  * the text the model actually sees: breadcrumb line + chunk text.
  */
-
-export interface TokenCounter {
-  /** Identifies the tokenizer, so a different tokenizer re-chunks documents (see chunkerSignature). */
-  id: string
-  count(text: string): number
-}
-
-/**
- * Used until an embedding model is installed. Approximates a WordPiece tokenizer (a token per
- * punctuation mark and per six letters of a word, plus 25% for sub-word splits). It errs high, so chunks stay inside the
- * model's window; documents are re-chunked with the real tokenizer once it is available.
- */
-export const approximateTokenCounter: TokenCounter = {
-  id: 'approx-wordpiece-v1',
-  count(text: string): number {
-    let n = 0
-    for (const m of text.matchAll(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)) n += Math.max(1, Math.ceil(m[0].length / 6))
-    return Math.ceil(n * 1.25)
-  },
-}
 
 export interface ChunkOptions {
   /** Upper bound for breadcrumb + text, in embedding-model tokens. */

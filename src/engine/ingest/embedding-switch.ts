@@ -1,8 +1,8 @@
+import type { Embedder } from '../core/model-ports'
 import type { Db, Queryable } from '../store/db'
 import { storeEmbeddings } from '../store/writer'
 import { ensureVectorIndex, vectorIndexName } from '../store/vector-index'
 import { embeddingText } from './chunker'
-import type { EmbedderLike } from './importer'
 
 /**
  * Changing the embedding model without a gap in vector search (ADR 0007). The index answers with
@@ -82,13 +82,16 @@ const MAX_SWITCH_ATTEMPTS = 5
 
 class NotReady extends Error {}
 
+/** Chunks whose text has no vector from the model `$1` in the cache yet. */
+const MISSING_WHERE = `NOT EXISTS (SELECT 1 FROM embedding_cache e WHERE e.model_id = $1 AND e.embed_hash = c.embed_hash)`
+
 /**
  * Builds `target`'s vectors for every chunk beside the old ones, then switches the index to it.
  * `exclusive` runs the final transaction while no import is writing (the engine's write lock).
  */
 export async function switchIndexModel(
   db: Db,
-  target: EmbedderLike,
+  target: Embedder,
   opts: {
     from: string | null
     signal?: AbortSignal
@@ -98,106 +101,128 @@ export async function switchIndexModel(
 ): Promise<SwitchReport> {
   const started = Date.now()
   const exclusive = opts.exclusive ?? (<T>(fn: () => Promise<T>) => fn())
-  const missingWhere = `NOT EXISTS (SELECT 1 FROM embedding_cache e WHERE e.model_id = $1 AND e.embed_hash = c.embed_hash)`
   const { rows: totalRows } = await db.query<{ n: number }>(
-    `SELECT count(DISTINCT c.embed_hash)::int AS n FROM chunks c WHERE ${missingWhere}`,
+    `SELECT count(DISTINCT c.embed_hash)::int AS n FROM chunks c WHERE ${MISSING_WHERE}`,
     [target.id],
   )
-  const progress: SwitchProgress = {
-    phase: 'embedding',
-    from: opts.from,
-    to: target.id,
-    textsTotal: Number(totalRows[0]?.n ?? 0),
-    textsDone: 0,
-    elapsedMs: 0,
-    etaMs: null,
-  }
-  const emit = () => {
-    progress.elapsedMs = Date.now() - started
-    const rate = progress.textsDone / Math.max(1, progress.elapsedMs)
-    progress.etaMs = progress.textsDone > 0 ? Math.round(Math.max(0, progress.textsTotal - progress.textsDone) / rate) : null
-    opts.onProgress?.({ ...progress })
-  }
-  const report = (switched: boolean, chunks: number): SwitchReport => ({
-    switched,
-    cancelled: !switched,
-    from: opts.from,
-    to: target.id,
-    texts_embedded: progress.textsDone,
-    chunks_switched: chunks,
-    ms: Date.now() - started,
-  })
-  emit()
+  const run = new SwitchRun(started, opts.from, target.id, Number(totalRows[0]?.n ?? 0), opts.onProgress)
+  run.emit()
 
   for (let attempt = 0; attempt < MAX_SWITCH_ATTEMPTS; attempt++) {
-    // Build: embed texts the new model has no vector for, a batch at a time, into the cache only.
-    for (;;) {
-      if (opts.signal?.aborted) {
-        progress.phase = 'cancelled'
-        emit()
-        return report(false, 0)
-      }
-      const { rows } = await db.query<{ embed_hash: string; heading: string; text: string }>(
-        `SELECT DISTINCT ON (c.embed_hash) c.embed_hash, c.heading, c.text FROM chunks c
-          WHERE ${missingWhere} ORDER BY c.embed_hash LIMIT ${SWITCH_BATCH}`,
-        [target.id],
-      )
-      if (rows.length === 0) break
-      let vectors: Float32Array[]
-      try {
-        vectors = await target.embedDocuments(
-          rows.map((r) => embeddingText(r.heading ? r.heading.split(' > ') : [], r.text)),
-          opts.signal,
-        )
-      } catch (err) {
-        if (opts.signal?.aborted) continue
-        throw err
-      }
-      await storeEmbeddings(
-        db,
-        target.id,
-        rows.map((r, i) => ({ hash: r.embed_hash, embedding: vectors[i]! })),
-      )
-      progress.textsDone += rows.length
-      progress.textsTotal = Math.max(progress.textsTotal, progress.textsDone)
-      emit()
+    if (!(await buildVectors(db, target, run, opts.signal))) {
+      run.progress.phase = 'cancelled'
+      run.emit()
+      return run.report(false, 0)
     }
-
     // Switch: all at once, or not at all if an import added text meanwhile (then embed that too).
-    progress.phase = 'switching'
-    emit()
+    run.progress.phase = 'switching'
+    run.emit()
     try {
-      const chunks = await exclusive(() =>
-        db.transaction(async (tx) => {
-          const { rows: left } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks c WHERE ${missingWhere}`, [
-            target.id,
-          ])
-          if (Number(left[0]?.n ?? 0) > 0) throw new NotReady()
-          const { rows: updated } = await tx.query<{ n: number }>(
-            `WITH u AS (
-               UPDATE chunks c SET embedding = e.embedding, embedding_model = e.model_id
-                 FROM embedding_cache e
-                WHERE e.model_id = $1 AND e.embed_hash = c.embed_hash AND c.embedding_model IS DISTINCT FROM $1
-               RETURNING 1)
-             SELECT count(*)::int AS n FROM u`,
-            [target.id],
-          )
-          await ensureVectorIndex(tx, target.id, target.dims)
-          if (opts.from && opts.from !== target.id) await tx.exec(`DROP INDEX IF EXISTS ${vectorIndexName(opts.from)}`)
-          await writeIndexModel(tx, { id: target.id, dims: target.dims })
-          return Number(updated[0]?.n ?? 0)
-        }),
-      )
-      progress.phase = 'done'
-      progress.etaMs = 0
-      emit()
-      return report(true, chunks)
+      const chunks = await exclusive(() => db.transaction((tx) => swapVectors(tx, target, opts.from)))
+      run.progress.phase = 'done'
+      run.progress.etaMs = 0
+      run.emit()
+      return run.report(true, chunks)
     } catch (err) {
       if (!(err instanceof NotReady)) throw err
-      progress.phase = 'embedding'
+      run.progress.phase = 'embedding'
     }
   }
   throw new Error(
     'the embedding model switch kept finding new text from imports running beside it; run it again when they finish',
   )
+}
+
+/** A switch's progress as it is reported, and its report. */
+class SwitchRun {
+  readonly progress: SwitchProgress
+
+  constructor(
+    private readonly started: number,
+    private readonly from: string | null,
+    private readonly to: string,
+    textsTotal: number,
+    private readonly onProgress: ((p: SwitchProgress) => void) | undefined,
+  ) {
+    this.progress = { phase: 'embedding', from, to, textsTotal, textsDone: 0, elapsedMs: 0, etaMs: null }
+  }
+
+  emit(): void {
+    const progress = this.progress
+    progress.elapsedMs = Date.now() - this.started
+    const rate = progress.textsDone / Math.max(1, progress.elapsedMs)
+    progress.etaMs = progress.textsDone > 0 ? Math.round(Math.max(0, progress.textsTotal - progress.textsDone) / rate) : null
+    this.onProgress?.({ ...progress })
+  }
+
+  report(switched: boolean, chunks: number): SwitchReport {
+    return {
+      switched,
+      cancelled: !switched,
+      from: this.from,
+      to: this.to,
+      texts_embedded: this.progress.textsDone,
+      chunks_switched: chunks,
+      ms: Date.now() - this.started,
+    }
+  }
+}
+
+/**
+ * Embeds the texts the new model has no vector for, a batch at a time, into the cache only (the
+ * index still answers with the old vectors). False when cancelled.
+ */
+async function buildVectors(db: Db, target: Embedder, run: SwitchRun, signal: AbortSignal | undefined): Promise<boolean> {
+  for (;;) {
+    if (signal?.aborted) return false
+    const { rows } = await db.query<{ embed_hash: string; heading: string; text: string }>(
+      `SELECT DISTINCT ON (c.embed_hash) c.embed_hash, c.heading, c.text FROM chunks c
+        WHERE ${MISSING_WHERE} ORDER BY c.embed_hash LIMIT ${SWITCH_BATCH}`,
+      [target.id],
+    )
+    if (rows.length === 0) return true
+    let vectors: Float32Array[]
+    try {
+      vectors = await target.embedDocuments(
+        rows.map((r) => embeddingText(r.heading ? r.heading.split(' > ') : [], r.text)),
+        signal,
+      )
+    } catch (err) {
+      if (signal?.aborted) continue
+      throw err
+    }
+    await storeEmbeddings(
+      db,
+      target.id,
+      rows.map((r, i) => ({ hash: r.embed_hash, embedding: vectors[i]! })),
+    )
+    run.progress.textsDone += rows.length
+    run.progress.textsTotal = Math.max(run.progress.textsTotal, run.progress.textsDone)
+    run.emit()
+  }
+}
+
+/**
+ * In one transaction: every chunk takes the new model's vector, its HNSW index is built, the old
+ * one dropped and the new model recorded. Throws NotReady when a chunk still lacks a vector (an
+ * import added text meanwhile). Returns the chunks whose vectors were replaced.
+ */
+async function swapVectors(tx: Queryable, target: Embedder, from: string | null): Promise<number> {
+  const { rows: left } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks c WHERE ${MISSING_WHERE}`, [
+    target.id,
+  ])
+  if (Number(left[0]?.n ?? 0) > 0) throw new NotReady()
+  const { rows: updated } = await tx.query<{ n: number }>(
+    `WITH u AS (
+       UPDATE chunks c SET embedding = e.embedding, embedding_model = e.model_id
+         FROM embedding_cache e
+        WHERE e.model_id = $1 AND e.embed_hash = c.embed_hash AND c.embedding_model IS DISTINCT FROM $1
+       RETURNING 1)
+     SELECT count(*)::int AS n FROM u`,
+    [target.id],
+  )
+  await ensureVectorIndex(tx, target.id, target.dims)
+  if (from && from !== target.id) await tx.exec(`DROP INDEX IF EXISTS ${vectorIndexName(from)}`)
+  await writeIndexModel(tx, { id: target.id, dims: target.dims })
+  return Number(updated[0]?.n ?? 0)
 }

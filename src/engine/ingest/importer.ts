@@ -3,11 +3,12 @@ import path from 'node:path'
 import type { Db } from '../store/db'
 import { collectionOcr, collectionRoot } from '../store/collections'
 import { markSynced, upsertCollection } from '../store/writer'
-import { type TokenCounter, chunkerSignature } from './chunker'
+import type { Embedder, TokenCounter } from '../core/model-ports'
+import { chunkerSignature } from './chunker'
 import { finishImportJob, recordImportProgress, startImportJob } from './jobs'
 import { PARSERS_VERSION } from './parsers/index'
 import type { PreparedDocument } from './sync/chunk'
-import { type EmbedderLike, embedBatch } from './sync/embed'
+import { embedBatch } from './sync/embed'
 import { FilePreparer } from './sync/prepare'
 import { planSync, type SyncPlan } from './sync/plan'
 import { ProgressReporter } from './sync/progress'
@@ -19,8 +20,6 @@ import type { ImportProgress, ImportReport } from '../../shared/api'
 // The report and progress cross to the app as they are: their one definition is the contract's.
 export type { ImportProgress, ImportReport }
 
-// Declared with the embed stage; callers of the importer name them from here.
-export type { EmbedderLike }
 export { embedMissing } from './sync/embed'
 
 /** One document the import added, changed, removed or could not read (the watcher's change sets). */
@@ -32,7 +31,7 @@ export interface DocumentChange {
 
 export interface ImportOptions {
   collection: string
-  embedder: EmbedderLike | null
+  embedder: Embedder | null
   tokenCounter: TokenCounter
   signal?: AbortSignal
   onProgress?: (p: ImportProgress) => void
@@ -177,71 +176,149 @@ function closingNotices(files: FilePreparer, opts: ImportOptions): string[] {
  */
 async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: string | null): Promise<ImportReport> {
   const started = Date.now()
-  const { collection, signal } = opts
-  const ocr = await collectionOcr(db, collection)
-  const signature = importSignature(opts.tokenCounter, ocr)
-  const timer = new StageTimer()
-  const progress = new ProgressReporter(collection, started, opts.onProgress)
-  const p = progress.state
-  const notices: string[] = []
-  progress.emit(true)
+  const ocr = await collectionOcr(db, opts.collection)
+  return new FolderSync(db, root, opts, jobId, started, ocr).run()
+}
 
-  const plan = await planSync(db, root, { collection, signature, onlyPaths: opts.onlyPaths, signal }, timer)
-  const { walk } = plan
-  checkNotEmptying(plan, root, collection, opts)
-  if (plan.kept > 0) {
-    const where = walk.unlisted.map((u) => (u === '.' ? root : u)).join(', ')
-    notices.push(
-      `${plan.kept} document${plan.kept === 1 ? ' was' : 's were'} kept because ${where} could not be opened; they stay searchable until it can be read again.`,
+/** The state of one sync while it runs: its progress, its notices and the batch waiting to be embedded and written. */
+class FolderSync {
+  private readonly signature: string
+  private readonly timer = new StageTimer()
+  private readonly progress: ProgressReporter
+  private readonly notices: string[] = []
+  private embedder: Embedder | null
+  private readonly writer: DocumentWriter
+  private readonly pending: PreparedDocument[] = []
+  private pendingTexts = 0
+  private lastJobUpdate = 0
+
+  constructor(
+    private readonly db: Db,
+    private readonly root: string,
+    private readonly opts: ImportOptions,
+    private readonly jobId: string | null,
+    private readonly started: number,
+    private readonly ocr: boolean,
+  ) {
+    this.signature = importSignature(opts.tokenCounter, ocr)
+    this.progress = new ProgressReporter(opts.collection, started, opts.onProgress)
+    this.writer = new DocumentWriter(db, this.timer)
+    this.embedder = opts.embedder
+  }
+
+  async run(): Promise<ImportReport> {
+    this.progress.emit(true)
+    const plan = await this.plan()
+    const files = this.preparer(plan)
+    await this.startImporting(plan)
+    let cancelled = await this.importFiles(plan, files)
+    // A walk stopped by the signal lists only part of the folder: what it did not reach is not gone.
+    if (this.opts.signal?.aborted) cancelled = true
+    const pruned = await this.finish(plan, cancelled)
+    return this.report(plan, files, pruned, cancelled)
+  }
+
+  /** Walks the folder and compares it with the store; refuses a sync that would empty the collection. */
+  private async plan(): Promise<SyncPlan> {
+    const { db, root, opts } = this
+    const plan = await planSync(
+      db,
+      root,
+      { collection: opts.collection, signature: this.signature, onlyPaths: opts.onlyPaths, signal: opts.signal },
+      this.timer,
+    )
+    checkNotEmptying(plan, root, opts.collection, opts)
+    if (plan.kept > 0) {
+      const where = plan.walk.unlisted.map((u) => (u === '.' ? root : u)).join(', ')
+      this.notices.push(
+        `${plan.kept} document${plan.kept === 1 ? ' was' : 's were'} kept because ${where} could not be opened; they stay searchable until it can be read again.`,
+      )
+    }
+    return plan
+  }
+
+  /** Reads, parses and chunks one planned file at a time (sync/prepare.ts). */
+  private preparer(plan: SyncPlan): FilePreparer {
+    const { opts } = this
+    return new FilePreparer(
+      {
+        db: this.db,
+        root: plan.walk.root,
+        collection: opts.collection,
+        signature: this.signature,
+        tokenCounter: opts.tokenCounter,
+        kinds: opts.kinds,
+        ocr: this.ocr,
+        signal: opts.signal,
+        pool: opts.parsePool,
+        timer: this.timer,
+        progress: this.progress,
+        onFailed: (path, reason) => opts.onDocument?.({ path, change: 'failed', reason }),
+      },
+      plan.walk.failed,
     )
   }
-  const files = new FilePreparer(
-    {
-      db,
-      root: walk.root,
-      collection,
-      signature,
-      tokenCounter: opts.tokenCounter,
-      kinds: opts.kinds,
-      ocr,
-      signal,
-      pool: opts.parsePool,
-      timer,
-      progress,
-      onFailed: (path, reason) => opts.onDocument?.({ path, change: 'failed', reason }),
-    },
-    walk.failed,
-  )
-  p.filesTotal = walk.files.length
-  p.skipped = walk.skipped.length
-  p.failed = walk.failed.length
-  p.bytesTotal = walk.files.reduce((s, f) => s + f.size, 0)
-  p.phase = 'importing'
-  progress.startWork()
-  progress.emit(true)
-  let lastJobUpdate = Date.now()
-  if (jobId) await recordImportProgress(db, jobId, 0, walk.files.length)
 
-  let embedder = opts.embedder
-  const writer = new DocumentWriter(db, timer)
-  const pending: PreparedDocument[] = []
-  let pendingTexts = 0
-  const flush = async () => {
-    if (pending.length === 0) return
-    const batch = pending.splice(0, pending.length)
-    pendingTexts = 0
-    if (embedder) {
+  private async startImporting({ walk }: SyncPlan): Promise<void> {
+    const p = this.progress.state
+    p.filesTotal = walk.files.length
+    p.skipped = walk.skipped.length
+    p.failed = walk.failed.length
+    p.bytesTotal = walk.files.reduce((s, f) => s + f.size, 0)
+    p.phase = 'importing'
+    this.progress.startWork()
+    this.progress.emit(true)
+    this.lastJobUpdate = Date.now()
+    if (this.jobId) await recordImportProgress(this.db, this.jobId, 0, walk.files.length)
+  }
+
+  /** Prepares the planned files in turn, embedding and writing them in batches. True when cancelled. */
+  private async importFiles(plan: SyncPlan, files: FilePreparer): Promise<boolean> {
+    const { signal } = this.opts
+    let cancelled = false
+    try {
+      for (const item of plan.files) {
+        if (signal?.aborted) {
+          cancelled = true
+          break
+        }
+        this.progress.state.currentFile = item.file.relativePath
+        this.progress.emit()
+        const prepared = await files.prepare(item)
+        if (prepared) {
+          this.pending.push(prepared)
+          this.pendingTexts += prepared.texts.length
+        }
+        this.progress.fileDone(item.file.size)
+        if (this.pendingTexts >= EMBED_FLUSH_TEXTS) await this.flush(files)
+      }
+      if (!cancelled) await this.flush(files)
+    } catch (err) {
+      if (!signal?.aborted) throw err
+      cancelled = true
+    }
+    return cancelled
+  }
+
+  /** Embeds the waiting batch (while the model works) and writes it, each document in one transaction. */
+  private async flush(files: FilePreparer): Promise<void> {
+    if (this.pending.length === 0) return
+    const { db, opts, progress } = this
+    const p = progress.state
+    const batch = this.pending.splice(0, this.pending.length)
+    this.pendingTexts = 0
+    if (this.embedder) {
       p.phase = 'embedding'
       progress.emit()
       const onEmbedded = (n: number) => {
         p.textsEmbedded += n
         progress.emit()
       }
-      const problem = await embedBatch(db, embedder, batch, { signal, timer, onEmbedded })
+      const problem = await embedBatch(db, this.embedder, batch, { signal: opts.signal, timer: this.timer, onEmbedded })
       if (problem) {
         // Keep importing text for keyword search; the vectors are filled in once the model works.
-        notices.push(problem)
-        embedder = null
+        this.notices.push(problem)
+        this.embedder = null
       }
       p.phase = 'importing'
     }
@@ -250,73 +327,60 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
       p.chunksWritten += d.chunks.length
       opts.onDocument?.({ path: d.doc.path, change: d.change })
     }
-    await writer.write(batch, written, (d, err) => files.writeFailed(d, err))
+    await this.writer.write(batch, written, (d, err) => files.writeFailed(d, err))
     progress.emit()
-    if (jobId && Date.now() - lastJobUpdate > 1000) {
-      lastJobUpdate = Date.now()
-      await recordImportProgress(db, jobId, p.filesDone, p.filesTotal)
+    if (this.jobId && Date.now() - this.lastJobUpdate > 1000) {
+      this.lastJobUpdate = Date.now()
+      await recordImportProgress(db, this.jobId, p.filesDone, p.filesTotal)
     }
   }
 
-  let cancelled = false
-  try {
-    for (const item of plan.files) {
-      if (signal?.aborted) {
-        cancelled = true
-        break
-      }
-      p.currentFile = item.file.relativePath
-      progress.emit()
-      const prepared = await files.prepare(item)
-      if (prepared) {
-        pending.push(prepared)
-        pendingTexts += prepared.texts.length
-      }
-      progress.fileDone(item.file.size)
-      if (pendingTexts >= EMBED_FLUSH_TEXTS) await flush()
+  /** Prunes what is gone (unless cancelled) and records where the sync got to. Returns the documents pruned. */
+  private async finish(plan: SyncPlan, cancelled: boolean): Promise<number> {
+    const { db, opts, progress } = this
+    const p = progress.state
+    let pruned = 0
+    if (!cancelled) {
+      // Pending documents not yet written when cancelled are simply not imported: each written
+      // document is complete, and the next sync picks up the rest.
+      p.phase = 'pruning'
+      progress.emit(true)
+      pruned = await pruneDeleted(db, opts.collection, plan.deleted, (path) => opts.onDocument?.({ path, change: 'removed' }))
+      await markSynced(db, opts.collection, { full: !opts.onlyPaths })
+    } else {
+      this.notices.push('Import cancelled: documents finished so far are searchable; run it again to continue.')
     }
-    if (!cancelled) await flush()
-  } catch (err) {
-    if (!signal?.aborted) throw err
-    cancelled = true
+    if (this.jobId) await recordImportProgress(db, this.jobId, p.filesDone, p.filesTotal)
+    return pruned
   }
 
-  // A walk stopped by the signal lists only part of the folder: what it did not reach is not gone.
-  if (signal?.aborted) cancelled = true
-  let pruned = 0
-  if (!cancelled) {
-    // Pending documents not yet written when cancelled are simply not imported: each written
-    // document is complete, and the next sync picks up the rest.
-    p.phase = 'pruning'
+  private async report(plan: SyncPlan, files: FilePreparer, pruned: number, cancelled: boolean): Promise<ImportReport> {
+    const { db, opts, progress } = this
+    const { collection } = opts
+    const { walk } = plan
+    const p = progress.state
+    const { rows } = await db.query<{ n: number }>('SELECT chunk_count AS n FROM collections WHERE id = $1', [collection])
+    p.phase = cancelled ? 'cancelled' : 'done'
+    p.currentFile = null
     progress.emit(true)
-    pruned = await pruneDeleted(db, collection, plan.deleted, (path) => opts.onDocument?.({ path, change: 'removed' }))
-    await markSynced(db, collection, { full: !opts.onlyPaths })
-  } else {
-    notices.push('Import cancelled: documents finished so far are searchable; run it again to continue.')
-  }
-  if (jobId) await recordImportProgress(db, jobId, p.filesDone, p.filesTotal)
-
-  const { rows } = await db.query<{ n: number }>('SELECT chunk_count AS n FROM collections WHERE id = $1', [collection])
-  p.phase = cancelled ? 'cancelled' : 'done'
-  p.currentFile = null
-  progress.emit(true)
-  notices.push(...closingNotices(files, opts))
-  return {
-    collection,
-    root,
-    files_seen: walk.files.length + walk.skipped.length + walk.failed.length,
-    imported: p.imported,
-    unchanged: p.unchanged,
-    skipped: walk.skipped.length,
-    failed: files.failed.map((f) => ({ path: f.relativePath, reason: f.reason })),
-    skipped_files: walk.skipped.map((s) => ({ path: s.relativePath, reason: s.reason })),
-    pruned,
-    chunks_total: Number(rows[0]?.n ?? 0),
-    chunks_written: p.chunksWritten,
-    texts_embedded: p.textsEmbedded,
-    cancelled,
-    notices,
-    ms: Date.now() - started,
-    timings: timer.rounded(),
+    this.notices.push(...closingNotices(files, opts))
+    return {
+      collection,
+      root: this.root,
+      files_seen: walk.files.length + walk.skipped.length + walk.failed.length,
+      imported: p.imported,
+      unchanged: p.unchanged,
+      skipped: walk.skipped.length,
+      failed: files.failed.map((f) => ({ path: f.relativePath, reason: f.reason })),
+      skipped_files: walk.skipped.map((s) => ({ path: s.relativePath, reason: s.reason })),
+      pruned,
+      chunks_total: Number(rows[0]?.n ?? 0),
+      chunks_written: p.chunksWritten,
+      texts_embedded: p.textsEmbedded,
+      cancelled,
+      notices: this.notices,
+      ms: Date.now() - this.started,
+      timings: this.timer.rounded(),
+    }
   }
 }

@@ -1,29 +1,10 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import path from 'node:path'
-import type { Db } from '../store/db'
-import { ensureVectorIndex } from '../store/vector-index'
-import { approximateTokenCounter, type TokenCounter } from '../ingest/chunker'
-import {
-  modelFolderOf,
-  readIndexModel,
-  switchIndexModel,
-  writeIndexModel,
-  type SwitchProgress,
-  type SwitchReport,
-} from '../ingest/embedding-switch'
-import type { ChatModelLike } from '../answer/types'
+import { approximateTokenCounter, type Embedder, type Loaded, type TokenCounter } from '../core/model-ports'
 import { MODEL_ROLES, type ModelRole } from '../../shared/models'
 import { activeModelPath } from './active'
-import type { Embedder } from './runtime/embedder'
-import type { Reranker } from './runtime/reranker'
-
-/** A model of one role as loaded: the model, or null with the reason in words. */
-export interface Loaded<T> {
-  model: T | null
-  problem: string | null
-}
-
-export type ChatModel = ChatModelLike & { dispose(): unknown }
+import type { GgufChatModel } from './runtime/llm'
+import type { OnnxReranker } from './runtime/reranker'
 
 interface Disposable {
   dispose(): unknown
@@ -31,109 +12,45 @@ interface Disposable {
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err))
 
+/** Loads an embedding model's folder. It runs in a worker thread: its inference would otherwise stall searches meanwhile. */
+export async function loadEmbedderAt(dir: string): Promise<Embedder> {
+  const { loadEmbedderThreaded } = await import('./runtime/embedder-thread')
+  return loadEmbedderThreaded(dir)
+}
+
 /**
  * The engine's models, one per role, each loaded on first use and shared until reload() or
  * dispose(). A failed load is remembered with its reason rather than retried on every question:
- * reload() after the models on disk change.
+ * reload() after the models on disk change. The cache only loads, keeps and frees models: which
+ * embedding model the index answers with, and switching it, are the engine's (index-embedder.ts).
  */
 export class LoadedModels {
   private embedderP: Promise<Loaded<Embedder>> | null = null
-  private rerankerP: Promise<Loaded<Reranker>> | null = null
-  private chatP: Promise<Loaded<ChatModel>> | null = null
+  private rerankerP: Promise<Loaded<OnnxReranker>> | null = null
+  private chatP: Promise<Loaded<GgufChatModel>> | null = null
   /** Models replaced while a search may still hold them: freed at reload or dispose. */
   private retired: Disposable[] = []
 
   constructor(
-    private readonly db: Db,
     readonly modelsDir: string,
+    /** Loads the embedding model to use (the engine decides which: the one its index answers with). */
+    private readonly chooseEmbedder: () => Promise<Loaded<Embedder>>,
   ) {}
 
-  /**
-   * The embedding model the index answers with. Usually the selected one; after another model is
-   * selected it stays the one the index was built with (if still on disk) until switchEmbedding()
-   * completes, so vector search never goes blind in between (ADR 0007).
-   */
+  /** The embedding model, loaded once by the engine's choice (index-embedder.ts) and kept until reload(). */
   embedder(): Promise<Loaded<Embedder>> {
-    this.embedderP ??= this.loadEmbedder()
+    this.embedderP ??= this.chooseEmbedder()
     return this.embedderP
   }
 
-  private async loadEmbedder(): Promise<Loaded<Embedder>> {
-    const dir = activeModelPath(this.modelsDir, 'embedding')
-    if (!dir) return { model: null, problem: `no embedding model is installed in ${this.modelsDir}` }
-    try {
-      // The model runs in a worker thread: its inference would otherwise stall searches meanwhile.
-      const { loadEmbedderThreaded: loadEmbedder } = await import('./runtime/embedder-thread')
-      const index = await readIndexModel(this.db)
-      const indexDir = index ? path.join(this.modelsDir, 'embedding', modelFolderOf(index.id)) : null
-      if (index && indexDir && indexDir !== dir && existsSync(indexDir)) {
-        const old = await loadEmbedder(indexDir).catch(() => null)
-        if (old && old.id === index.id) {
-          await ensureVectorIndex(this.db, old.id, old.dims)
-          return { model: old, problem: null }
-        }
-        await old?.dispose()
-      }
-      // The index model is this one, or gone (its vectors are re-embedded in place by the next import).
-      const model = await loadEmbedder(dir)
-      await ensureVectorIndex(this.db, model.id, model.dims)
-      if (index?.id !== model.id) await writeIndexModel(this.db, { id: model.id, dims: model.dims })
-      return { model, problem: null }
-    } catch (err) {
-      return { model: null, problem: `the embedding model could not be loaded (${message(err)})` }
-    }
-  }
-
-  /**
-   * The selected embedding model when it is not the one the index answers with (a switch is due),
-   * else null. Compares folders: the ids carry the folder name.
-   */
-  async embeddingSwitchPending(): Promise<{ from: string; to: string } | null> {
-    const dir = activeModelPath(this.modelsDir, 'embedding')
-    const { model } = await this.embedder()
-    if (!dir || !model || modelFolderOf(model.id) === path.basename(dir)) return null
-    return { from: model.id, to: path.basename(dir) }
-  }
-
-  /**
-   * Loads the selected embedding model and builds the index's vectors with it (ingest/embedding-switch.ts).
-   * When the switch completes it becomes the embedder and the previous one is retired; otherwise
-   * it is freed again. Null when no switch is due.
-   */
-  async switchEmbedding(opts: {
-    signal?: AbortSignal | undefined
-    onProgress?: ((p: SwitchProgress) => void) | undefined
-    exclusive: <T>(fn: () => Promise<T>) => Promise<T>
-  }): Promise<SwitchReport | null> {
-    const pending = await this.embeddingSwitchPending()
-    const dir = activeModelPath(this.modelsDir, 'embedding')
-    if (!pending || !dir) return null
-    // The model runs in a worker thread: its inference would otherwise stall searches meanwhile.
-    const { loadEmbedderThreaded: loadEmbedder } = await import('./runtime/embedder-thread')
-    const target = await loadEmbedder(dir)
-    let report: SwitchReport
-    try {
-      report = await switchIndexModel(this.db, target, {
-        from: pending.from,
-        exclusive: opts.exclusive,
-        signal: opts.signal,
-        onProgress: opts.onProgress,
-      })
-    } catch (err) {
-      await target.dispose()
-      throw err
-    }
-    if (!report.switched) {
-      await target.dispose()
-      return report
-    }
+  /** Makes `model` the embedder; the previous one is retired (a search may still hold it) and freed at reload or dispose. */
+  async replaceEmbedder(model: Embedder): Promise<void> {
     const old = await this.embedderP
     if (old?.model) this.retired.push(old.model)
-    this.embedderP = Promise.resolve({ model: target, problem: null })
-    return report
+    this.embedderP = Promise.resolve({ model, problem: null })
   }
 
-  reranker(): Promise<Loaded<Reranker>> {
+  reranker(): Promise<Loaded<OnnxReranker>> {
     this.rerankerP ??= (async () => {
       const dir = activeModelPath(this.modelsDir, 'reranker')
       if (!dir) return { model: null, problem: `no reranker model is installed in ${this.modelsDir}` }
@@ -148,12 +65,12 @@ export class LoadedModels {
   }
 
   /** The active answer model (GGUF); null (with the reason) when none is installed: ask then runs search-only. */
-  chatModel(): Promise<Loaded<ChatModel>> {
+  chatModel(): Promise<Loaded<GgufChatModel>> {
     this.chatP ??= this.loadChat()
     return this.chatP
   }
 
-  private async loadChat(): Promise<Loaded<ChatModel>> {
+  private async loadChat(): Promise<Loaded<GgufChatModel>> {
     const file = activeModelPath(this.modelsDir, 'llm')
     if (!file) return { model: null, problem: `no language model is installed in ${this.modelsDir}` }
     const { loadChatModel } = await import('./runtime/llm')

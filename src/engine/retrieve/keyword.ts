@@ -2,7 +2,7 @@ import type { Queryable } from '../store/db'
 import { keywordPostingsOf, type KeywordPostings } from '../store/postings'
 import { STORE_MARK_COLUMNS, storeMarkOf, type StoreMarkRow } from '../store/store-mark'
 import { HEADING_EXTRA } from '../store/tsvector'
-import { extractExactTerms } from './exact-terms'
+import { extractExactTerms } from '../core/exact-terms'
 import { type ResolvedScope, scopeSql } from './scope'
 
 /**

@@ -1,6 +1,6 @@
 import type { Queryable } from '../store/db'
 import type { Scope, ScopeInfo, ScopeSource } from '../../shared/search'
-import { compareVersions, latestVersion } from '../ingest/versions'
+import { compareVersions, latestVersion } from '../../shared/versions'
 import { detectVersionIntent, findVersionMentions, removeVersionMentions } from './version-mention'
 
 /**

@@ -1,24 +1,24 @@
 import type { RetrievalTrace } from '../../shared/trace'
 import type { Scope, SearchHit, SearchMode, SearchResult } from '../../shared/search'
+import type { Loaded, QueryEmbedder, Reranker } from '../core/model-ports'
 import type { Queryable } from '../store/db'
 import { collectionSlug } from '../store/ids'
 import { chunksById, PASSAGE_FIELDS, toPassage, type ChunkRow } from '../store/passages'
-import { round } from '../util/numbers'
-import { retrieveKeyword } from './keyword'
-import { retrieveVector } from './vector'
-import { extractExactTerms } from './exact-terms'
-import { changeLogRanking, fuseLists, HYBRID_FUSION, isChangeLog, withChangeLog, type FusionInput, type FusionRule } from './fuse'
+import { round } from '../core/numbers'
+import { retrieveKeyword, type KeywordHit } from './keyword'
+import { retrieveVector, type VectorHit } from './vector'
+import { extractExactTerms } from '../core/exact-terms'
+import {
+  changeLogRanking,
+  fuseLists,
+  HYBRID_FUSION,
+  isChangeLog,
+  withChangeLog,
+  type Fused,
+  type FusionInput,
+  type FusionRule,
+} from './fuse'
 import { resolveScope, searchText, type ResolvedScope } from './scope'
-
-export interface QueryEmbedder {
-  id: string
-  embedQuery(text: string): Promise<Float32Array>
-}
-
-export interface RerankerLike {
-  id: string
-  score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]>
-}
 
 export interface SearchOptions {
   mode: SearchMode
@@ -36,7 +36,7 @@ export interface SearchOptions {
 export interface SearchContext {
   db: Queryable
   embedder: QueryEmbedder | null
-  reranker: RerankerLike | null
+  reranker: Reranker | null
   /** Why the embedder or reranker is missing, for the notice shown to the person. */
   embedderProblem?: string | null
   rerankerProblem?: string | null
@@ -47,16 +47,10 @@ export const DEFAULT_RERANK_CANDIDATES = 30
 /** How much deeper than `candidates` a change question looks for change-log sections. */
 export const CHANGE_LOG_DEPTH = 4
 
-/** A model loaded on first use, or why there is none. */
-export interface LoadedModel<T> {
-  model: T | null
-  problem: string | null
-}
-
 /** Where a search gets its models (the engine loads each once; answering may override the reranker). */
 export interface SearchModels {
-  embedder(): Promise<LoadedModel<QueryEmbedder>>
-  reranker(): Promise<LoadedModel<RerankerLike>>
+  embedder(): Promise<Loaded<QueryEmbedder>>
+  reranker(): Promise<Loaded<Reranker>>
 }
 
 const NO_MODEL = { model: null, problem: null }
@@ -83,7 +77,7 @@ export function resolveSearchScope(db: Queryable, scope: Partial<Scope>, questio
 export async function searchModelsFor(
   models: SearchModels,
   opts: { mode: SearchMode; rerank: boolean },
-): Promise<{ embedder: LoadedModel<QueryEmbedder>; reranker: LoadedModel<RerankerLike> }> {
+): Promise<{ embedder: Loaded<QueryEmbedder>; reranker: Loaded<Reranker> }> {
   return {
     embedder: opts.mode !== 'keyword' ? await models.embedder() : NO_MODEL,
     reranker: opts.rerank ? await models.reranker() : NO_MODEL,
@@ -117,130 +111,196 @@ export async function searchWithModels(
     rerankerId: result.trace.reranked ? (reranker.model?.id ?? null) : null,
   }
 }
+/** What a search reports besides its hits: milliseconds per step, notices for the person, and whether it ran with less than it was asked. */
+class SearchLog {
+  readonly timings: Record<string, number> = {}
+  readonly notices: string[] = []
+  degraded = false
+
+  async time<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const t0 = performance.now()
+    try {
+      return await fn()
+    } finally {
+      this.timings[name] = round(performance.now() - t0, 2)
+    }
+  }
+
+  /** The search goes on without something it was asked for; the notice says what and why. */
+  degrade(notice: string): void {
+    this.degraded = true
+    this.notices.push(notice)
+  }
+}
+
+type KeywordList = KeywordHit[] | null
+type VectorList = VectorHit[] | null
+
 export async function searchChunks(
   ctx: SearchContext,
   query: string,
   scope: ResolvedScope,
   opts: SearchOptions,
 ): Promise<SearchResult & { trace: RetrievalTrace }> {
-  const timings: Record<string, number> = {}
-  const notices: string[] = []
-  let degraded = false
+  const log = new SearchLog()
   const candidates = Math.max(opts.candidates ?? DEFAULT_CANDIDATES, opts.k)
-  const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = performance.now()
-    try {
-      return await fn()
-    } finally {
-      timings[name] = round(performance.now() - t0, 2)
-    }
-  }
-
-  const wantKeyword = opts.mode === 'keyword' || opts.mode === 'hybrid'
-  let wantVector = opts.mode === 'vector' || opts.mode === 'hybrid'
-  if (wantVector && !ctx.embedder) {
-    degraded = true
-    wantVector = false
-    notices.push(
-      `Vector search is unavailable: ${ctx.embedderProblem ?? 'no embedding model is installed'}.` +
-        (opts.mode === 'hybrid' ? ' Showing keyword results only.' : ' Install an embedding model, or use keyword search.'),
-    )
-  }
-
   // Version mentions say where to search (the scope), not what the passage says: neither retriever reads them.
   const text = searchText(query, scope)
-  // A change question looks deeper into each list for change-log sections (see below); the lists
+  // A change question looks deeper into each list for change-log sections (see fuseFor); the lists
   // fused stay `candidates` long.
   const depth = scope.changeLogFirst ? candidates * CHANGE_LOG_DEPTH : candidates
-  const [deepKeyword, deepVector] = await Promise.all([
-    wantKeyword ? time('keyword_ms', () => retrieveKeyword(ctx.db, text, scope, depth)) : Promise.resolve(null),
-    wantVector && ctx.embedder
-      ? time('vector_ms', async () => {
-          const qv = await time('embed_query_ms', () => ctx.embedder!.embedQuery(text))
-          return retrieveVector(ctx.db, qv, ctx.embedder!.id, scope, depth)
+  const deep = await retrieveLists(ctx, text, scope, depth, opts.mode, log)
+  const keyword = deep.keyword?.slice(0, candidates) ?? null
+  const vector = deep.vector?.slice(0, candidates) ?? null
+  if (vector && vector.length === 0 && deep.wantVector) await noticeUnembedded(ctx, scope, log)
+
+  const exact = extractExactTerms(text).length > 0
+  const fused = await fuseFor(ctx, scope, opts.fusion ?? HYBRID_FUSION, exact, { keyword, vector }, deep)
+  const { order, reranked } = await rerankFused(ctx, text, fused, opts, log)
+  // RRF is shown only where lists were fused: both retrievers ran, or change logs were ranked in.
+  const rrfShown = !!(keyword && vector) || scope.changeLogFirst
+  const results = await hitsOf(ctx.db, order.slice(0, opts.k), { keyword, vector, fused }, rrfShown)
+  return {
+    mode: opts.mode,
+    rerank: opts.rerank,
+    degraded: log.degraded,
+    notices: log.notices,
+    results,
+    timings_ms: log.timings,
+    trace: { keyword, vector, fused, reranked },
+  }
+}
+
+/** Runs the retrievers the mode asks for, `depth` deep; vector search only with an embedding model (else a notice says why). */
+async function retrieveLists(
+  ctx: SearchContext,
+  text: string,
+  scope: ResolvedScope,
+  depth: number,
+  mode: SearchMode,
+  log: SearchLog,
+): Promise<{ keyword: KeywordList; vector: VectorList; wantVector: boolean }> {
+  const wantKeyword = mode === 'keyword' || mode === 'hybrid'
+  let wantVector = mode === 'vector' || mode === 'hybrid'
+  if (wantVector && !ctx.embedder) {
+    wantVector = false
+    log.degrade(
+      `Vector search is unavailable: ${ctx.embedderProblem ?? 'no embedding model is installed'}.` +
+        (mode === 'hybrid' ? ' Showing keyword results only.' : ' Install an embedding model, or use keyword search.'),
+    )
+  }
+  const embedder = ctx.embedder
+  const [keyword, vector] = await Promise.all([
+    wantKeyword ? log.time('keyword_ms', () => retrieveKeyword(ctx.db, text, scope, depth)) : Promise.resolve(null),
+    wantVector && embedder
+      ? log.time('vector_ms', async () => {
+          const qv = await log.time('embed_query_ms', () => embedder.embedQuery(text))
+          return retrieveVector(ctx.db, qv, embedder.id, scope, depth)
         })
       : Promise.resolve(null),
   ])
-  const keyword = deepKeyword?.slice(0, candidates) ?? null
-  const vector = deepVector?.slice(0, candidates) ?? null
-  if (vector && vector.length === 0 && wantVector) {
-    const { rows } = await ctx.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM chunks WHERE collection_id = ANY($1::text[]) AND embedding_model IS DISTINCT FROM $2`,
-      [scope.collections, ctx.embedder!.id],
-    )
-    if (Number(rows[0]?.n ?? 0) > 0) {
-      degraded = true
-      notices.push(
-        `${rows[0]!.n} passages have no embedding from this model yet, so vector search cannot see them; re-sync the collection (or run ingest again) to embed them.`,
-      )
-    }
-  }
+  return { keyword, vector, wantVector }
+}
 
-  const rule = opts.fusion ?? HYBRID_FUSION
-  const exact = extractExactTerms(text).length > 0
-  const lists = (kw: typeof keyword, vec: typeof vector): FusionInput => ({
+/** Vector search found nothing: when passages in scope lack this model's vectors, say so (a re-sync embeds them). */
+async function noticeUnembedded(ctx: SearchContext, scope: ResolvedScope, log: SearchLog): Promise<void> {
+  const { rows } = await ctx.db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM chunks WHERE collection_id = ANY($1::text[]) AND embedding_model IS DISTINCT FROM $2`,
+    [scope.collections, ctx.embedder!.id],
+  )
+  if (Number(rows[0]?.n ?? 0) > 0) {
+    log.degrade(
+      `${rows[0]!.n} passages have no embedding from this model yet, so vector search cannot see them; re-sync the collection (or run ingest again) to embed them.`,
+    )
+  }
+}
+
+/** Fuses the keyword and vector lists on chunk id; a change question also ranks change-log sections from the deeper lists. */
+async function fuseFor(
+  ctx: SearchContext,
+  scope: ResolvedScope,
+  rule: FusionRule,
+  exact: boolean,
+  lists: { keyword: KeywordList; vector: VectorList },
+  deep: { keyword: KeywordList; vector: VectorList },
+): Promise<Fused[]> {
+  const inputOf = (kw: KeywordList, vec: VectorList): FusionInput => ({
     keyword: kw?.map((h) => ({ chunk_id: h.chunk_id, score: h.bm25 })) ?? null,
     vector: vec?.map((h) => ({ chunk_id: h.chunk_id, score: h.cosine })) ?? null,
     exact,
   })
-  const input = lists(keyword, vector)
-  let fused = fuseLists(rule, input)
-  if (scope.changeLogFirst) {
-    // Change-log sections ranked by the same evidence, over the deeper lists: a change log that
-    // ranks 80th by words (it lists many changes in few words each) still competes.
-    const deepFused = fuseLists(rule, lists(deepKeyword, deepVector))
-    const changeLog = await changeLogIds(
-      ctx.db,
-      deepFused.map((f) => f.chunk_id),
+  const input = inputOf(lists.keyword, lists.vector)
+  const fused = fuseLists(rule, input)
+  if (!scope.changeLogFirst) return fused
+  // Change-log sections ranked by the same evidence, over the deeper lists: a change log that
+  // ranks 80th by words (it lists many changes in few words each) still competes.
+  const deepFused = fuseLists(rule, inputOf(deep.keyword, deep.vector))
+  const changeLog = await changeLogIds(
+    ctx.db,
+    deepFused.map((f) => f.chunk_id),
+  )
+  return withChangeLog(rule, input, fused, changeLogRanking(deepFused, changeLog))
+}
+
+/** The final order: the cross-encoder's over the top fused candidates when asked and it works, else the fused order (with a notice). */
+async function rerankFused(
+  ctx: SearchContext,
+  text: string,
+  fused: Fused[],
+  opts: SearchOptions,
+  log: SearchLog,
+): Promise<{ order: { chunk_id: string; reranker: number | null }[]; reranked: RetrievalTrace['reranked'] }> {
+  const fusedOrder = fused.map((f) => ({ chunk_id: f.chunk_id, reranker: null }))
+  if (!opts.rerank) return { order: fusedOrder, reranked: null }
+  const reranker = ctx.reranker
+  if (!reranker) {
+    log.degrade(
+      `Reranking is unavailable: ${ctx.rerankerProblem ?? 'no reranker model is installed'}. Results are in fused order.`,
     )
-    fused = withChangeLog(rule, input, fused, changeLogRanking(deepFused, changeLog))
+    return { order: fusedOrder, reranked: null }
   }
-
-  let order: { chunk_id: string; reranker: number | null }[] = fused.map((f) => ({ chunk_id: f.chunk_id, reranker: null }))
-  let reranked: RetrievalTrace['reranked'] = null
-  if (opts.rerank) {
-    if (!ctx.reranker) {
-      degraded = true
-      notices.push(
-        `Reranking is unavailable: ${ctx.rerankerProblem ?? 'no reranker model is installed'}. Results are in fused order.`,
-      )
-    } else if (fused.length > 0) {
-      const pool = fused.slice(0, Math.max(opts.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES, opts.k))
-      const rows = await chunksById(
-        ctx.db,
-        pool.map((p) => p.chunk_id),
-        ['heading', 'text'],
-      )
-      try {
-        const scores = await time('rerank_ms', () =>
-          ctx.reranker!.score(
-            text,
-            pool.map((p) => passageText(rows.get(p.chunk_id)!)),
-            opts.signal,
-          ),
-        )
-        reranked = pool
-          .map((p, i) => ({ chunk_id: p.chunk_id, reranker: scores[i]! }))
-          .sort((a, b) => b.reranker - a.reranker || a.chunk_id.localeCompare(b.chunk_id))
-        order = reranked
-      } catch (err) {
-        if (opts.signal?.aborted) throw err
-        degraded = true
-        notices.push(`The reranker failed (${err instanceof Error ? err.message : String(err)}); results are in fused order.`)
-      }
-    }
-  }
-
-  const top = order.slice(0, opts.k)
+  if (fused.length === 0) return { order: fusedOrder, reranked: null }
+  const pool = fused.slice(0, Math.max(opts.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES, opts.k))
   const rows = await chunksById(
     ctx.db,
+    pool.map((p) => p.chunk_id),
+    ['heading', 'text'],
+  )
+  try {
+    const scores = await log.time('rerank_ms', () =>
+      reranker.score(
+        text,
+        pool.map((p) => passageText(rows.get(p.chunk_id)!)),
+        opts.signal,
+      ),
+    )
+    const reranked = pool
+      .map((p, i) => ({ chunk_id: p.chunk_id, reranker: scores[i]! }))
+      .sort((a, b) => b.reranker - a.reranker || a.chunk_id.localeCompare(b.chunk_id))
+    return { order: reranked, reranked }
+  } catch (err) {
+    if (opts.signal?.aborted) throw err
+    log.degrade(`The reranker failed (${err instanceof Error ? err.message : String(err)}); results are in fused order.`)
+    return { order: fusedOrder, reranked: null }
+  }
+}
+
+/** The hits shown, in order, each with its scores from every list it was in (RRF only where lists were fused). */
+async function hitsOf(
+  db: Queryable,
+  top: { chunk_id: string; reranker: number | null }[],
+  lists: { keyword: KeywordList; vector: VectorList; fused: Fused[] },
+  showRrf: boolean,
+): Promise<SearchHit[]> {
+  const rows = await chunksById(
+    db,
     top.map((t) => t.chunk_id),
     PASSAGE_FIELDS,
   )
-  const kwById = new Map((keyword ?? []).map((h) => [h.chunk_id, h]))
-  const vecById = new Map((vector ?? []).map((h) => [h.chunk_id, h]))
-  const fusedById = new Map(fused.map((f) => [f.chunk_id, f]))
-  const results: SearchHit[] = top.map((t) => {
+  const kwById = new Map((lists.keyword ?? []).map((h) => [h.chunk_id, h]))
+  const vecById = new Map((lists.vector ?? []).map((h) => [h.chunk_id, h]))
+  const fusedById = new Map(lists.fused.map((f) => [f.chunk_id, f]))
+  return top.map((t) => {
     const r = rows.get(t.chunk_id)!
     const kw = kwById.get(t.chunk_id)
     const vec = vecById.get(t.chunk_id)
@@ -250,21 +310,12 @@ export async function searchChunks(
         keyword_rank: kw?.rank ?? null,
         vector_rank: vec?.rank ?? null,
         bm25: kw?.bm25 ?? null,
-        rrf: (keyword && vector) || scope.changeLogFirst ? (fusedById.get(t.chunk_id)?.rrf ?? null) : null,
+        rrf: showRrf ? (fusedById.get(t.chunk_id)?.rrf ?? null) : null,
         cosine: vec?.cosine ?? null,
         reranker: t.reranker,
       },
     }
   })
-  return {
-    mode: opts.mode,
-    rerank: opts.rerank,
-    degraded,
-    notices,
-    results,
-    timings_ms: timings,
-    trace: { keyword, vector, fused, reranked },
-  }
 }
 
 /** What the cross-encoder and the answer model read for a chunk: where it is, then what it says. */

@@ -1,4 +1,4 @@
-import { compareVersions, isPrerelease, latestVersion } from '../ingest/versions'
+import { compareVersions, isPrerelease, latestVersion } from '../../shared/versions'
 
 /**
  * Versions named in a question. People write the release into the question ("In MCP 2025-11-25,

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from './db'
+import { SerialQueue } from '../core/serial-queue'
 import { parseTsvector } from './tsvector'
 import { STORE_MARK_COLUMNS, storeMarkOf, type StoreMark, type StoreMarkRow } from './store-mark'
 
@@ -81,7 +82,8 @@ export class KeywordPostings {
   /** What the role could read when these postings were built (StoreMark.access); null before a build. */
   private access: string | null = null
   private state: 'empty' | 'building' | 'ready' | 'closed' = 'empty'
-  private busy: Promise<void> | null = null
+  /** Builds and catch-ups, one at a time. */
+  private readonly builds = new SerialQueue()
   private buildMs: number | null = null
   /** Scratch space for scoring, one cell per slot (see retrieve/keyword.ts). */
   score = new Float64Array(0)
@@ -181,9 +183,9 @@ export class KeywordPostings {
       this.startBuild()
       return false
     }
-    if (this.busy) {
+    if (this.builds.busy) {
       if (this.state !== 'ready') return false
-      await this.busy
+      await this.builds.idle()
     }
     if (this.state !== 'ready') return false
     const w = mark ?? (await this.storeMark())
@@ -211,7 +213,7 @@ export class KeywordPostings {
   /** Builds now (or waits for the build under way), then catches up. Benchmarks and tests call it. */
   async warm(): Promise<void> {
     if (this.state === 'empty') this.startBuild()
-    while (this.busy) await this.busy
+    while (this.builds.busy) await this.builds.idle()
     if (this.state === 'ready') await this.exclusive(() => this.catchUp())
   }
 
@@ -236,13 +238,7 @@ export class KeywordPostings {
   }
 
   private exclusive(fn: () => Promise<void>): Promise<void> {
-    const run = (this.busy ?? Promise.resolve()).then(fn)
-    const settled = run.catch(() => undefined)
-    this.busy = settled
-    void settled.then(() => {
-      if (this.busy === settled) this.busy = null
-    })
-    return run
+    return this.builds.run(fn)
   }
 
   private reset(): void {

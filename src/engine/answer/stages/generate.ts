@@ -1,7 +1,7 @@
 import type { AttemptTrace } from '../../../shared/trace'
 import type { SearchHit } from '../../../shared/search'
 import type { ResolvedScope } from '../../retrieve/scope'
-import { round } from '../../util/numbers'
+import { round } from '../../core/numbers'
 import {
   ANSWER_SCHEMA,
   ANSWER_SYSTEM_PROMPT,
@@ -14,13 +14,13 @@ import {
   type PromptPassage,
 } from '../prompt'
 import { budgetAt, questionWeights, trimPassage } from '../trim'
-import type { ChatModelLike, GenerateJsonResult } from '../types'
+import type { ChatModel, GenerateResult } from '../../core/model-ports'
 import { verifyReply, type Verification } from '../verify'
 import { toPreview, toPromptPassage } from './passages'
 import { errorText, type AskRun } from './run'
 
 /** The passages that fit the model's context, in prompt order, each cut down to what bears on the question. */
-export function choosePassages(run: AskRun, chat: ChatModelLike, hits: SearchHit[], scope: ResolvedScope): PromptPassage[] {
+export function choosePassages(run: AskRun, chat: ChatModel, hits: SearchHit[], scope: ResolvedScope): PromptPassage[] {
   const { opts, trace, base } = run
   const count = chat.countTokens?.bind(chat) ?? estimateTokens
   const top = hits.slice(0, opts.passages)
@@ -77,7 +77,7 @@ export function choosePassages(run: AskRun, chat: ChatModelLike, hits: SearchHit
 
 /** A reply of the model with its verification. */
 export interface Attempt {
-  res: GenerateJsonResult
+  res: GenerateResult
   v: Verification
 }
 
@@ -92,7 +92,7 @@ export interface ModelFailure {
  */
 export async function generateAnswer(
   run: AskRun,
-  chat: ChatModelLike,
+  chat: ChatModel,
   question: string,
   passages: PromptPassage[],
   whole: PromptPassage[],
@@ -138,7 +138,7 @@ export async function generateAnswer(
 /** One model call: streams the draft answer, then checks every sentence against the (whole) passages it cites. */
 async function attempt(
   run: AskRun,
-  chat: ChatModelLike,
+  chat: ChatModel,
   passages: PromptPassage[],
   attempts: AttemptTrace[],
   n: number,
@@ -204,7 +204,7 @@ async function attempt(
 
 /** The correction prompt, with the quoted previous reply shortened until it fits the context. */
 function correctionPrompt(
-  chat: ChatModelLike,
+  chat: ChatModel,
   user: string,
   raw: string,
   problems: string[],

@@ -2,7 +2,7 @@ import type { GateTrace, RetrievalRecord, SearchRewriteTrace } from '../../../sh
 import type { ResolvedScope } from '../../retrieve/scope'
 import type { RetrievalOutcome } from '../context'
 import { decideGate } from '../gate'
-import type { ChatModelLike } from '../types'
+import type { ChatModel } from '../../core/model-ports'
 import { errorText, type AskRun } from './run'
 
 /** The passages found for the question, and the gate's verdict on them. */
@@ -86,7 +86,7 @@ const SEARCH_REWRITE_SCHEMA = {
   additionalProperties: false,
 } as const
 
-async function rewriteForSearch(chat: ChatModelLike, question: string, signal?: AbortSignal): Promise<SearchRewriteTrace> {
+async function rewriteForSearch(chat: ChatModel, question: string, signal?: AbortSignal): Promise<SearchRewriteTrace> {
   const res = await chat.generateJson({
     system:
       'Rewrite the question as a short search query for technical documentation: keep exact names, identifiers and error codes; use the words documentation would use. Do not answer it.',

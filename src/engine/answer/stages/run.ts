@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { AskEvent, AskStage } from '../../../shared/answer'
 import type { AskOutcome, AskTrace } from '../../../shared/trace'
 import { AskRequest, AskResult, askResultBase, type AskRequestParsed, type AskResultBase } from '../../../shared/answer'
-import { round } from '../../util/numbers'
+import { round } from '../../core/numbers'
 import { DEFAULT_ASK_OPTIONS, type AskContext, type AskOptions, type ResolvedAskOptions } from '../context'
 import { classifySmalltalk, type SmalltalkMatch } from '../route'
 

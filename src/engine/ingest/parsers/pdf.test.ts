@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ParseError } from '../types'
-import { chunkDocument, approximateTokenCounter } from '../chunker'
+import { approximateTokenCounter } from '../../core/model-ports'
+import { chunkDocument } from '../chunker'
 import { makePdf, type PdfText } from './__fixtures__/generate'
 import { parsePdf } from './pdf'
 

@@ -1,16 +1,10 @@
+import type { Embedder } from '../../core/model-ports'
 import type { Db, Queryable } from '../../store/db'
 import { toVectorLiteral } from '../../store/vector-index'
 import { cachedEmbeddings, storeEmbeddings, type ChunkRow } from '../../store/writer'
 import { embeddingText } from '../chunker'
 import type { PreparedDocument } from './chunk'
 import type { StageTimer } from './timings'
-
-/** What the importer needs from an embedding model (see models/runtime/embedder.ts). */
-export interface EmbedderLike {
-  id: string
-  dims: number
-  embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>
-}
 
 /**
  * The embed stage: fills the embeddings of a batch of documents. Returns a notice when the model
@@ -19,7 +13,7 @@ export interface EmbedderLike {
  */
 export async function embedBatch(
   db: Db,
-  embedder: EmbedderLike,
+  embedder: Embedder,
   batch: PreparedDocument[],
   opts: { signal?: AbortSignal | undefined; timer: StageTimer; onEmbedded: (n: number) => void },
 ): Promise<string | null> {
@@ -41,7 +35,7 @@ export async function embedBatch(
 /** Sets each chunk's embedding; identical text in the batch is embedded once. */
 async function embedInto(
   db: Db,
-  embedder: EmbedderLike,
+  embedder: Embedder,
   batch: PreparedDocument[],
   opts: { signal?: AbortSignal | undefined; timer: StageTimer; onEmbedded: (n: number) => void },
 ): Promise<void> {
@@ -64,7 +58,7 @@ async function embedInto(
  */
 async function vectorsFor(
   db: Queryable,
-  embedder: EmbedderLike,
+  embedder: Embedder,
   texts: Map<string, string>,
   opts: { signal?: AbortSignal | undefined; onModelMs?: (ms: number) => void },
 ): Promise<{ vectors: Map<string, Float32Array>; embedded: number }> {
@@ -88,7 +82,7 @@ async function vectorsFor(
  */
 export async function embedMissing(
   db: Db,
-  embedder: EmbedderLike,
+  embedder: Embedder,
   opts: { collection?: string; signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<{ embedded: number; fromCache: number }> {
   const where = `(embedding_model IS DISTINCT FROM $1)${opts.collection ? ' AND collection_id = $2' : ''}`

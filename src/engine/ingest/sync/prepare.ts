@@ -1,7 +1,7 @@
 import type { Db } from '../../store/db'
 import { stripControls } from '../parsers/textcheck'
 import { ParserStartError, type ParsePool } from '../parsers/worker-pool'
-import type { TokenCounter } from '../chunker'
+import type { TokenCounter } from '../../core/model-ports'
 import type { WalkIssue } from '../walk'
 import { type PreparedDocument, chunkParsed } from './chunk'
 import { parsePlanned, readPlanned } from './parse'

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
+import { SerialQueue } from '../../core/serial-queue'
 import { exists, walkFiles } from './files'
 import {
   readInstalled,
@@ -26,7 +27,7 @@ export class ModelFolder {
   readonly installedFile: string
   readonly lockFile: string
   readonly settingsFile: string
-  private fileLock: Promise<unknown> = Promise.resolve()
+  private readonly records = new SerialQueue()
 
   constructor(readonly dir: string) {
     this.installedFile = path.join(dir, 'installed.json')
@@ -166,9 +167,7 @@ export class ModelFolder {
   }
 
   withFileLock<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.fileLock.then(fn, fn)
-    this.fileLock = run.catch(() => undefined)
-    return run
+    return this.records.run(fn)
   }
 
   async ensureDir(): Promise<void> {

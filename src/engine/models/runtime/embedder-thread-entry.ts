@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads'
-import { loadEmbedder, type Embedder, type EmbedderOptions } from './embedder'
+import type { Embedder } from '../../core/model-ports'
+import { loadEmbedder, type EmbedderOptions } from './embedder'
 import { errorMessage, isAbortError } from './errors'
 
 /** Worker side of embedder-thread.ts (protocol described there). */

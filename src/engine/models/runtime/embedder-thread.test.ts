@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadEmbedder, type Embedder } from './embedder'
+import type { Embedder } from '../../core/model-ports'
+import { loadEmbedder } from './embedder'
 import { loadEmbedderThreaded } from './embedder-thread'
 import { ModelLoadError } from './errors'
 import { fixtureModels } from '../../../test-support/paths'

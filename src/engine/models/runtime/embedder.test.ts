@@ -4,7 +4,8 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { env } from '@huggingface/transformers'
 import { fixtureModels, tempDir } from '../../../test-support/paths'
-import { loadEmbedder, type Embedder } from './embedder'
+import type { Embedder } from '../../core/model-ports'
+import { loadEmbedder } from './embedder'
 import { ModelLoadError } from './errors'
 
 const FIXTURE = path.join(fixtureModels, 'embedding/tiny-random-bert')

@@ -20,13 +20,15 @@
  * gap 60 ms, worst 113 ms; with the machine heavily loaded by other processes 2.5 s, 16 ticks,
  * median 141 ms, worst 268 ms. So the loop gets a turn between runs, never during one: the
  * worst stall is one run, which for bge-small (384 dims, 12 layers) will be far longer than for
- * the fixture. For a truly free event loop, run the embedder in a worker_thread.
+ * the fixture. So the engine loads it in a worker thread (embedder-thread.ts), and its own
+ * event loop is never stalled by inference; this module runs inside that thread.
  */
 import path from 'node:path'
 import { stat } from 'node:fs/promises'
 import { AutoModel } from '@huggingface/transformers'
 import type { Tensor } from '@huggingface/transformers'
 import { z } from 'zod'
+import type { Embedder } from '../../core/model-ports'
 import { errorMessage, ModelLoadError } from './errors'
 import {
   checkModelFolder,
@@ -38,21 +40,6 @@ import {
 } from './onnx-common'
 
 export type Pooling = 'cls' | 'mean'
-
-export interface Embedder {
-  /** `embedding/<folder name>@<12 hex of sha256(onnx/model.onnx)>`; changes when the model file changes. */
-  id: string
-  dims: number
-  /** Longest input in tokens, special tokens included; longer inputs are truncated. */
-  maxTokens: number
-  /** Tokens of this model's tokenizer, without special tokens. Synchronous. */
-  countTokens(text: string): number
-  /** L2-normalised vectors, in input order; batched internally. */
-  embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>
-  /** Applies the query instruction prefix, if configured, then embeds. */
-  embedQuery(text: string): Promise<Float32Array>
-  dispose(): Promise<void>
-}
 
 export interface EmbedderOptions {
   /** Prepended to queries (bge: "Represent this sentence for searching relevant passages: "). Overrides docent.json. */

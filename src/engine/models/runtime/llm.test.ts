@@ -3,7 +3,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fixtureModels, tempDir } from '../../../test-support/paths'
 import { ModelLoadError } from './errors'
-import { loadChatModel, threadsFor, type ChatModel } from './llm'
+import { loadChatModel, threadsFor, type GgufChatModel } from './llm'
 
 const GGUF = path.join(fixtureModels, 'llm/tiny-random-llama.gguf')
 
@@ -22,7 +22,7 @@ const USER =
   'Sources:\n[1] Resources are identified by URIs.\n[2] Tools are functions.\n\nQuestion: how are resources identified?'
 
 describe('loadChatModel (tiny random llama GGUF)', () => {
-  let llm: ChatModel
+  let llm: GgufChatModel
   let tmp: { dir: string; cleanup: () => Promise<void> }
 
   beforeAll(async () => {

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto'
 import { open, stat } from 'node:fs/promises'
 import path from 'node:path'
 import os from 'node:os'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { getLlama, LlamaChatSession, LlamaLogLevel, resolveChatWrapper } from 'node-llama-cpp'
 import type {
   ChatHistoryItem,
@@ -27,44 +28,9 @@ import type {
   LlamaGrammar,
   LlamaModel,
 } from 'node-llama-cpp'
+import type { ChatModel, GenerateArgs, GenerateResult, StopReason } from '../../core/model-ports'
+import { SerialQueue } from '../../core/serial-queue'
 import { errorMessage, isAbortError, ModelLoadError } from './errors'
-
-export type StopReason = 'eos' | 'maxTokens' | 'abort'
-
-export interface GenerateTextArgs {
-  system: string
-  user: string
-  /** Upper bound on generated tokens (default 1024). */
-  maxTokens?: number
-  /** Sampling temperature; 0 (the default) is greedy and deterministic. */
-  temperature?: number
-  /** Sampling seed, used when temperature > 0. */
-  seed?: number
-  /** Called with each decoded text chunk as it is generated. */
-  onToken?: (text: string) => void
-  /** Aborting stops generation; the call then resolves with what was generated and stopReason 'abort'. */
-  signal?: AbortSignal
-  /** While the prompt is read: tokens evaluated so far, of those to evaluate after what the sequence already held. */
-  onPromptProgress?: (read: number, total: number) => void
-}
-
-export interface GenerateJsonArgs extends GenerateTextArgs {
-  /** JSON schema (the subset node-llama-cpp's GBNF converter supports). */
-  schema: object
-}
-
-export interface GenerateResult {
-  /** The generated text, verbatim. */
-  raw: string
-  /** `JSON.parse(raw)`, or undefined when it does not parse (or for generateText). */
-  parsed: unknown
-  /** Tokens of the whole prompt (system + user + chat template). */
-  promptTokens?: number
-  /** Prompt tokens this call evaluated: the whole prompt minus what the kept sequence already held. */
-  tokensIn: number
-  tokensOut: number
-  stopReason: StopReason
-}
 
 export interface ChatModelInfo {
   /** GPU backend in use ('cuda', 'vulkan', 'metal') or false for CPU only. */
@@ -74,7 +40,8 @@ export interface ChatModelInfo {
   threads: number
 }
 
-export interface ChatModel {
+/** The chat model as this runtime loads it: the engine's ChatModel, with plain-text calls and the memory it holds. */
+export interface GgufChatModel extends ChatModel {
   /** `llm/<file name>@<12 hex fingerprint>` (size + first 4 MiB + last 1 MiB, so multi-GB files load fast). */
   id: string
   info: ChatModelInfo
@@ -82,8 +49,7 @@ export interface ChatModel {
   chatFormat: string
   /** Tokens of this model's tokenizer (no BOS). */
   countTokens(text: string): number
-  generateJson(args: GenerateJsonArgs): Promise<GenerateResult>
-  generateText(args: GenerateTextArgs): Promise<GenerateResult>
+  generateText(args: GenerateArgs): Promise<GenerateResult>
   /** Evaluates a system prompt ahead of the first call that uses it (kept, then reused by every call). */
   warm(system: string): Promise<void>
   dispose(): Promise<void>
@@ -133,7 +99,7 @@ async function withCapturedLog<T>(fn: () => Promise<T>): Promise<{ value?: T; er
     // rejection: wait until they stop coming (at most ~250 ms) so the error can quote them.
     for (let i = 0, seen = -1; i < 10 && seen !== log.length; i++) {
       seen = log.length
-      await new Promise((resolve) => setTimeout(resolve, 25))
+      await sleep(25)
     }
     return { error, log }
   } finally {
@@ -166,30 +132,48 @@ function sharedLlama(gpu: 'auto' | false): Promise<Llama> {
 
 // ---------------------------------------------------------------------------------------------
 
-export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {}): Promise<ChatModel> {
+export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {}): Promise<GgufChatModel> {
   const abs = path.resolve(ggufPath)
   await checkGgufFile(abs)
   const gpu = opts.gpu ?? 'auto'
   const cap = Math.max(256, Math.floor(opts.contextSize ?? DEFAULT_CONTEXT_CAP))
+  const llama = await startLlama(abs, gpu)
+  const model = await loadWeights(llama, abs, gpu)
+  const threads = Math.max(1, Math.floor(opts.threads ?? defaultThreads(llama, model)))
+  const context = await createContext(model, abs, cap, threads)
+  const chatWrapper = await chatWrapperOf(model, context, abs)
+  const id = `llm/${path.basename(abs)}@${await fingerprint(abs)}`
+  const info: ChatModelInfo = {
+    gpu: llama.gpu === false ? false : String(llama.gpu),
+    contextSize: context.contextSize,
+    trainContextSize: model.trainContextSize,
+    threads,
+  }
+  return chatModelOf({ id, info, llama, model, context, chatWrapper })
+}
 
-  let llama: Llama
+async function startLlama(abs: string, gpu: 'auto' | false): Promise<Llama> {
   try {
-    llama = await sharedLlama(gpu)
+    return await sharedLlama(gpu)
   } catch (err) {
     throw new ModelLoadError(abs, `cannot start llama.cpp (prebuilt binary) to load ${abs}: ${errorMessage(err)}`, {
       cause: err,
     })
   }
+}
 
+async function loadWeights(llama: Llama, abs: string, gpu: 'auto' | false): Promise<LlamaModel> {
   const loaded = await withCapturedLog(() => llama.loadModel({ modelPath: abs, gpuLayers: gpu === false ? 0 : 'auto' }))
   if (!loaded.value) {
     throw new ModelLoadError(abs, `cannot load ${abs}: ${describeLoadFailure(loaded.error, loaded.log)}`, {
       cause: loaded.error,
     })
   }
-  const model: LlamaModel = loaded.value
+  return loaded.value
+}
 
-  const threads = Math.max(1, Math.floor(opts.threads ?? defaultThreads(llama, model)))
+/** One context per loaded model, of at most `cap` tokens; the model is freed if it cannot be made. */
+async function createContext(model: LlamaModel, abs: string, cap: number, threads: number): Promise<LlamaContext> {
   const ctx = await withCapturedLog(() =>
     model.createContext({ contextSize: { max: cap }, sequences: 1, threads: { ideal: threads, min: 1 } }),
   )
@@ -199,27 +183,38 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
       cause: ctx.error,
     })
   }
-  const context: LlamaContext = ctx.value
-  // Resolving the chat wrapper (matching the GGUF's Jinja template against known formats) takes
-  // ~0.3-1 s; LlamaChatSession would redo it for every session, so do it once here.
-  let chatWrapper: ChatWrapper
+  return ctx.value
+}
+
+/**
+ * The chat format of the GGUF's template. Resolving it (matching the Jinja template against known
+ * formats) takes ~0.3-1 s; LlamaChatSession would redo it for every session, so it is done once
+ * here. The context and the model are freed if it fails.
+ */
+async function chatWrapperOf(model: LlamaModel, context: LlamaContext, abs: string): Promise<ChatWrapper> {
   try {
-    chatWrapper = resolveChatWrapper(model)
+    return resolveChatWrapper(model)
   } catch (err) {
     await context.dispose().catch(() => undefined)
     await model.dispose().catch(() => undefined)
     throw new ModelLoadError(abs, `cannot resolve the chat template of ${abs}: ${errorMessage(err)}`, { cause: err })
   }
-  const id = `llm/${path.basename(abs)}@${await fingerprint(abs)}`
-  const info: ChatModelInfo = {
-    gpu: llama.gpu === false ? false : String(llama.gpu),
-    contextSize: context.contextSize,
-    trainContextSize: model.trainContextSize,
-    threads,
-  }
+}
 
+/** A loaded GGUF model with its context and chat format: what a call needs. */
+interface LoadedGguf {
+  id: string
+  info: ChatModelInfo
+  llama: Llama
+  model: LlamaModel
+  context: LlamaContext
+  chatWrapper: ChatWrapper
+}
+
+/** Grammars built from JSON schemas, kept per schema (at most 33): building one takes a while, and answers reuse a few. */
+function grammarCache(llama: Llama): (schema: object) => Promise<LlamaGrammar> {
   const grammars = new Map<string, Promise<LlamaGrammar>>()
-  const grammarFor = (schema: object): Promise<LlamaGrammar> => {
+  return (schema) => {
     const key = JSON.stringify(schema)
     let g = grammars.get(key)
     if (!g) {
@@ -231,89 +226,95 @@ export async function loadChatModel(ggufPath: string, opts: ChatModelOptions = {
     }
     return g
   }
+}
 
-  let queue: Promise<unknown> = Promise.resolve()
+/** The model as the engine calls it: one call at a time, on one kept sequence. */
+function chatModelOf(g: LoadedGguf): GgufChatModel {
+  const { id, model, context, chatWrapper } = g
+  const grammarFor = grammarCache(g.llama)
+  const calls = new SerialQueue()
   let disposed = false
-  const serialised = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn)
-    queue = run.catch(() => undefined)
-    return run
-  }
-
   // One sequence for every call, kept between calls: node-llama-cpp continues it from the first
   // token that differs, so the fixed instructions (the system prompt) are read once per loaded
   // model and every later answer evaluates only its own passages and question.
   const sequence = context.getSequence()
-
-  const generate = (args: GenerateTextArgs, grammar: LlamaGrammar | undefined): Promise<GenerateResult> =>
-    serialised(async () => {
+  const generate = (args: GenerateArgs, grammar: LlamaGrammar | undefined): Promise<GenerateResult> =>
+    calls.run(async () => {
       if (disposed) throw new Error(`chat model ${id} has been disposed`)
-      if (args.signal?.aborted) return { raw: '', parsed: undefined, tokensIn: 0, tokensOut: 0, stopReason: 'abort' }
-      const before = sequence.tokenMeter.getState()
-      const promptTokens = await readPrompt(sequence, chatWrapper, model, args)
-      if (promptTokens >= context.contextSize) {
-        throw new Error(`prompt of ~${promptTokens} tokens does not fit the ${context.contextSize}-token context of ${id}`)
-      }
-      const session = new LlamaChatSession({ contextSequence: sequence, chatWrapper, systemPrompt: args.system, autoDisposeSequence: false })
-      let streamed = ''
-      const meter = () => sequence.tokenMeter.diff(before)
-      try {
-        const temperature = args.temperature ?? 0
-        const res = await session.promptWithMeta(args.user, {
-          ...(grammar ? { grammar } : {}),
-          maxTokens: Math.max(1, Math.floor(args.maxTokens ?? DEFAULT_MAX_TOKENS)),
-          temperature,
-          ...(temperature > 0 && args.seed !== undefined ? { seed: args.seed } : {}),
-          ...(args.signal ? { signal: args.signal, stopOnAbortSignal: true } : {}),
-          onTextChunk: (text: string) => {
-            streamed += text
-            args.onToken?.(text)
-          },
-        })
-        const used = meter()
-        const raw = res.responseText
-        return {
-          raw,
-          parsed: grammar ? tryParseJson(raw) : undefined,
-          promptTokens,
-          tokensIn: used.usedInputTokens,
-          tokensOut: used.usedOutputTokens,
-          stopReason: mapStopReason(res.stopReason),
-        }
-      } catch (err) {
-        if (args.signal?.aborted && isAbortError(err)) {
-          const used = meter()
-          return {
-            raw: streamed,
-            parsed: grammar ? tryParseJson(streamed) : undefined,
-            promptTokens,
-            tokensIn: used.usedInputTokens,
-            tokensOut: used.usedOutputTokens,
-            stopReason: 'abort',
-          }
-        }
-        throw err
-      } finally {
-        session.dispose({ disposeSequence: false })
-      }
+      return generateOnce(g, sequence, args, grammar)
     })
 
   return {
     id,
-    info,
+    info: g.info,
     chatFormat: chatWrapper.wrapperName ?? chatWrapper.constructor.name,
     countTokens: (text: string) => model.tokenize(text).length,
     generateJson: async (args) => generate(args, await grammarFor(args.schema)),
     generateText: (args) => generate(args, undefined),
-    warm: (system: string) => serialised(() => readPrompt(sequence, chatWrapper, model, { system, user: '' }).then(() => undefined)),
+    warm: (system: string) =>
+      calls.run(() => readPrompt(sequence, chatWrapper, model, { system, user: '' }).then(() => undefined)),
     dispose: async () => {
       if (disposed) return
       disposed = true
-      await queue
+      await calls.idle()
       await sequence.dispose()
       await context.dispose()
       await model.dispose()
     },
+  }
+}
+
+/** One call: the prompt read (what the sequence holds already is kept), then the reply written; an abort returns what was written. */
+async function generateOnce(
+  g: LoadedGguf,
+  sequence: LlamaContextSequence,
+  args: GenerateArgs,
+  grammar: LlamaGrammar | undefined,
+): Promise<GenerateResult> {
+  const { id, model, context, chatWrapper } = g
+  if (args.signal?.aborted) return { raw: '', parsed: undefined, tokensIn: 0, tokensOut: 0, stopReason: 'abort' }
+  const before = sequence.tokenMeter.getState()
+  const promptTokens = await readPrompt(sequence, chatWrapper, model, args)
+  if (promptTokens >= context.contextSize) {
+    throw new Error(`prompt of ~${promptTokens} tokens does not fit the ${context.contextSize}-token context of ${id}`)
+  }
+  const session = new LlamaChatSession({
+    contextSequence: sequence,
+    chatWrapper,
+    systemPrompt: args.system,
+    autoDisposeSequence: false,
+  })
+  let streamed = ''
+  const result = (raw: string, stopReason: StopReason): GenerateResult => {
+    const used = sequence.tokenMeter.diff(before)
+    return {
+      raw,
+      parsed: grammar ? tryParseJson(raw) : undefined,
+      promptTokens,
+      tokensIn: used.usedInputTokens,
+      tokensOut: used.usedOutputTokens,
+      stopReason,
+    }
+  }
+  try {
+    const temperature = args.temperature ?? 0
+    const res = await session.promptWithMeta(args.user, {
+      ...(grammar ? { grammar } : {}),
+      maxTokens: Math.max(1, Math.floor(args.maxTokens ?? DEFAULT_MAX_TOKENS)),
+      temperature,
+      ...(temperature > 0 && args.seed !== undefined ? { seed: args.seed } : {}),
+      ...(args.signal ? { signal: args.signal, stopOnAbortSignal: true } : {}),
+      onTextChunk: (text: string) => {
+        streamed += text
+        args.onToken?.(text)
+      },
+    })
+    return result(res.responseText, mapStopReason(res.stopReason))
+  } catch (err) {
+    if (args.signal?.aborted && isAbortError(err)) return result(streamed, 'abort')
+    throw err
+  } finally {
+    session.dispose({ disposeSequence: false })
   }
 }
 
@@ -361,7 +362,13 @@ async function readPrompt(
 function systemPrefixLength(chatWrapper: ChatWrapper, model: LlamaModel, system: string): number {
   const render = (user: string) =>
     chatWrapper
-      .generateContextState({ chatHistory: [{ type: 'system', text: system }, { type: 'user', text: user }, { type: 'model', response: [] }] })
+      .generateContextState({
+        chatHistory: [
+          { type: 'system', text: system },
+          { type: 'user', text: user },
+          { type: 'model', response: [] },
+        ],
+      })
       .contextText.tokenize(model.tokenizer)
   const a = render('a')
   const b = render('b')

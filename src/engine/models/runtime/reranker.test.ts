@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fixtureModels, tempDir } from '../../../test-support/paths'
 import { ModelLoadError } from './errors'
-import { loadReranker, type Reranker } from './reranker'
+import { loadReranker, type OnnxReranker } from './reranker'
 
 const FIXTURE = path.join(fixtureModels, 'reranker/tiny-random-cross-encoder')
 
@@ -18,7 +18,7 @@ const PASSAGES = [
 ]
 
 describe('loadReranker (tiny random cross-encoder fixture)', () => {
-  let reranker: Reranker
+  let reranker: OnnxReranker
 
   beforeAll(async () => {
     const t0 = performance.now()

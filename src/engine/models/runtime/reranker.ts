@@ -9,6 +9,7 @@
 import path from 'node:path'
 import { AutoModelForSequenceClassification } from '@huggingface/transformers'
 import type { Tensor } from '@huggingface/transformers'
+import type { Reranker } from '../../core/model-ports'
 import { errorMessage, ModelLoadError } from './errors'
 import {
   checkModelFolder,
@@ -19,13 +20,10 @@ import {
   type TemplateEncoder,
 } from './onnx-common'
 
-export interface Reranker {
-  /** `reranker/<folder name>@<12 hex of sha256(onnx/model.onnx)>`. */
-  id: string
+/** The reranker as this runtime loads it: the engine's Reranker, with its window and the memory it holds. */
+export interface OnnxReranker extends Reranker {
   /** Longest (query, passage) input in tokens, special tokens included; longer pairs are truncated (passage first). */
   maxTokens: number
-  /** Raw relevance logit per passage (higher = more relevant; not a probability), in input order. */
-  score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]>
   dispose(): Promise<void>
 }
 
@@ -39,7 +37,7 @@ export interface RerankerOptions {
 const DEFAULT_BATCH = 16
 const DEFAULT_BATCH_TOKENS = 4096
 
-export async function loadReranker(dir: string, opts: RerankerOptions = {}): Promise<Reranker> {
+export async function loadReranker(dir: string, opts: RerankerOptions = {}): Promise<OnnxReranker> {
   configureOfflineEnv()
   const abs = await checkModelFolder(dir, 'reranker')
   const config = await readJsonFile(path.join(abs, 'config.json'), abs)

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { StoredTrace } from '../../shared/trace'
-import type { EvalQuestion } from '../eval/questions'
-import { round } from '../util/numbers'
-import type { AskEngine } from './ask'
-import { askWithEngine } from './ask'
-import { KEYWORD_COVERAGE, cosineFloorFor } from './gate'
+import type { EvalQuestion } from './questions'
+import { round } from '../core/numbers'
+import type { AskEngine } from '../answer/ask'
+import { askWithEngine } from '../answer/ask'
+import { KEYWORD_COVERAGE, cosineFloorFor } from '../answer/gate'
 
 /**
  * Calibrating the degraded relevance gate (no reranker: best cosine OR keyword coverage) on real

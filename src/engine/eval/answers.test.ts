@@ -3,10 +3,10 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
 import { tempDir } from '../../test-support/paths'
-import type { EvalQuestion } from '../eval/questions'
-import { evalAnswers } from './eval'
-import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
-import type { GenerateArgs } from './types'
+import type { EvalQuestion } from './questions'
+import { evalAnswers } from './answers'
+import { OverlapReranker, ScriptedChat, reply } from '../answer/scripted.testutil'
+import type { GenerateArgs } from '../core/model-ports'
 
 /** The answer-eval harness scores what the pipeline did (scripted model, real engine, tiny corpus). */
 describe('evalAnswers', () => {
@@ -35,7 +35,13 @@ describe('evalAnswers', () => {
   })
 
   it('reports answer rate, abstentions, citation checks and router mistakes', async () => {
-    const q = (id: string, question: string, kind: EvalQuestion['kind'], gold: EvalQuestion['gold'], facts: string[] = []): EvalQuestion => ({
+    const q = (
+      id: string,
+      question: string,
+      kind: EvalQuestion['kind'],
+      gold: EvalQuestion['gold'],
+      facts: string[] = [],
+    ): EvalQuestion => ({
       id,
       question,
       version: '1.0',
