@@ -16,17 +16,17 @@ describe('the engine floors (docs/architecture.md, "Floors of the engine")', () 
     expect(
       await layerErrors(
         'src/engine/answer/x.ts',
-        "import { round } from '../core/numbers'\nimport { retrieveKeyword } from '../retrieve/keyword'\nimport { isFixtureModel } from './types'\n",
+        "import { round } from '../core/numbers'\nimport { retrieveKeyword } from '../retrieve/keyword'\nimport { checkRelease } from './release'\n",
       ),
     ).toEqual([])
     expect(await layerErrors('src/engine/eval/x.ts', "import { Engine } from '../engine'\n")).toEqual([])
   })
 
   it('refuses an import that runs back up a floor, naming both ends and the floors', async () => {
-    const [msg, ...rest] = await layerErrors('src/engine/models/x.ts', "import { isFixtureModel } from '../answer/types'\n")
+    const [msg, ...rest] = await layerErrors('src/engine/models/x.ts', "import { checkRelease } from '../answer/release'\n")
     expect(rest).toEqual([])
     expect(msg).toContain(
-      'src/engine/models/x.ts (models) may not import src/engine/answer/types.ts: that is answer, a floor above',
+      'src/engine/models/x.ts (models) may not import src/engine/answer/release.ts: that is answer, a floor above',
     )
     expect(msg).toContain(
       'core, paths.ts < store < ingest, retrieve, models < answer, watch, index-embedder.ts < engine.ts < host, eval',
