@@ -1,4 +1,4 @@
-import type { AnswerSentence, AskResult, Citation } from '../../../shared/answer'
+import type { AnswerSentence, AskResult, Citation, RemovedSentence } from '../../../shared/answer'
 import type { SearchHit } from '../../../shared/search'
 import { renderAnswer } from '../markers'
 import { completeProcedures } from '../procedure'
@@ -8,6 +8,7 @@ import { contentWords } from '../sentences'
 import type { CacheSlot } from './cache'
 import type { Attempt, ModelFailure } from './generate'
 import { toCitation, toClosest } from './passages'
+import { removeReleaseMisses } from './release-removals'
 import type { AskRun } from './run'
 
 /**
@@ -59,6 +60,9 @@ export async function conclude(
       'unverifiable_citations',
       v.removed.length ? 'An answer was drafted, but none of its sentences is supported by the passages it cites.' : null,
     )
+  // Sentences about a feature the scoped release lacks, whatever they cite, are not shown.
+  const missing = await removeReleaseMisses(run, v, release)
+  if (missing && v.kept.length === 0) return abstain('not_in_context', missing)
 
   const kept = completeProcedures(v.kept, passages, (p) => hitOf(p).text, v.repairs)
   const byN = new Map(passages.map((p) => [p.n, p]))
@@ -70,7 +74,7 @@ export async function conclude(
   const { sentences, citations } = numberByFirstUse(kept, byN, hitOf)
   labelReleases(sentences, kept, byN, release, base.notices)
   trace.verification = { result: 'ok', warnings: v.warnings }
-  const removedNote = removalNotice(v.removed.length)
+  const removedNote = removalNotice(v.removed, release.trace.releases)
   const result: AskResult = {
     ...base,
     answer: renderAnswer(sentences),
@@ -88,9 +92,16 @@ export async function conclude(
   return run.finish(result, 'answer')
 }
 
-export function removalNotice(n: number): string | null {
+/** The notice under an answer some of whose sentences were removed, saying why in plain words. */
+export function removalNotice(removed: RemovedSentence[], releases: string[] | null = null): string | null {
+  const n = removed.length
   if (n === 0) return null
-  return `${n} sentence${n === 1 ? ' was' : 's were'} removed: the cited passages do not say ${n === 1 ? 'it' : 'them'}.`
+  const head = `${n} sentence${n === 1 ? ' was' : 's were'} removed`
+  const release = removed.filter((r) => r.code === 'not_in_release').length
+  if (release === 0) return `${head}: the cited passages do not say ${n === 1 ? 'it' : 'them'}.`
+  const what = `about something the ${releases?.join(' and ') ?? 'asked'} release does not have`
+  if (release === n) return `${head}: ${n === 1 ? 'it is' : 'they are'} ${what}.`
+  return `${head}: ${release} ${what}, ${n - release} that the cited passages do not say.`
 }
 
 /**
