@@ -17,10 +17,10 @@ import type { GenerateArgs } from './types'
 
 const FILES: Record<string, string> = {
   'specification/1.0/tools.md':
-    '# Tools\n\n## Calling Tools\n\nA client calls a tool with tools/call and gets its result as text content.\n\n' +
+    '# Tools\n\n## Calling Tools\n\nA server lists its tools. A client calls a tool with tools/call and gets its result as text content.\n\n' +
     '## Image Content\n\nA tool may return an image as base64 data with a mimeType such as image/png.\n',
   'specification/2.0/tools.md':
-    '# Tools\n\n## Calling Tools\n\nA client calls a tool with tools/call and gets text, image or audio content.\n\n' +
+    '# Tools\n\n## Calling Tools\n\nA server lists its tools. A client calls a tool with tools/call and gets text, image or audio content.\n\n' +
     '## Image Content\n\nA tool may return an image as base64 data with a mimeType such as image/png.\n\n' +
     '## Audio\n\nA tool may return audio as base64 data with a mimeType such as audio/wav.\n',
   'specification/2.0/sampling.md': '# Sampling\n\n## Audio\n\nA sampling message may carry audio as base64 data.\n',
@@ -29,7 +29,12 @@ const FILES: Record<string, string> = {
     '## Task Status\n\nA task is working, completed, failed or cancelled.\n',
   // A guide of 1.0 that describes a feature its specification does not have.
   'guides/1.0/overview.md':
-    '# Overview\n\n## What servers offer\n\nServers offer tools for actions. Servers also offer tasks for long-running work, which clients poll until they complete.\n',
+    '# Overview\n\n## What servers offer\n\nServers offer tools for actions. Servers also offer tasks for long-running work, which clients poll until they complete.\n\n' +
+    '## Tools and actions\n\nThe server binds each tool to one action.\n',
+  // Two titles of 2.0 hold the pair "server binding": an answer's "the server binds" is not that feature.
+  'specification/2.0/registration.md':
+    '# Registration\n\n## Authorization Server Binding\n\nCredentials are bound to one authorization server.\n\n' +
+    '## Server Binding Rules\n\nA client registers again when the binding changes.\n',
 }
 for (const v of ['1.0', '2.0'])
   for (const topic of ['Lifecycle', 'Transports', 'Logging', 'Pagination', 'Cancellation', 'Progress', 'Ping', 'Roots'])
@@ -141,6 +146,18 @@ describe('the release check after generation', () => {
     // Named where the answer is shown, as the support check's removals are.
     expect(result.warnings).toContain('1 sentence was removed: it is about something the 1.0 release does not have.')
     expect(result.sentences!.map((s) => s.text)).toEqual(['Servers offer tools for actions.'])
+  })
+
+  it('does not take two adjacent words of a sentence for a feature title of another release', async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        const n = passage(args.user, 'Overview &gt; Tools and actions', '1.0')
+        return sentences({ text: 'The server binds each tool to one action.', cites: [n] })
+      },
+    ])
+    const { result } = await ask('How are tools tied to actions?', '1.0', chat)
+    expect(result).toMatchObject({ abstained: false, answer: 'The server binds each tool to one action [1].' })
+    expect(result.removed ?? []).toEqual([])
   })
 
   it('does not apply when no single release was asked about', async () => {

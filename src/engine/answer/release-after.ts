@@ -7,9 +7,10 @@ import { WORD_MIN_ELSEWHERE, keyTermsOf, type KeyTerm, type Titles } from './rel
  * The release rule after the model, sentence by sentence: the check before the model reads only
  * the question, and a question that paraphrases a feature ("send a voice recording") passes it.
  * The answer then names the feature ("audio content"). A sentence with a name or a feature word
- * that the scoped releases never mention, or mention only in guides while the specifications of
- * other releases define it, is removed and named, as the support check removes a sentence its
- * passages do not say: it is never shown as verified, whatever passage it cites.
+ * (not a phrase: see checkSentences) that the scoped releases never mention, or mention only in
+ * guides while the specifications of other releases define it, is removed and named, as the
+ * support check removes a sentence its passages do not say: it is never shown as verified,
+ * whatever passage it cites.
  */
 
 export interface SentenceRemoval {
@@ -31,7 +32,9 @@ export interface AfterContext {
 }
 
 export async function checkSentences(db: Queryable, c: AfterContext, sentences: string[]): Promise<SentenceRemoval[]> {
-  const perSentence = sentences.map((s) => keyTermsOf(s, c.scope))
+  // Names and feature words only: in a sentence of an answer two adjacent words match a title's
+  // pair by accident ("the server binds session IDs" and "Authorization Server Binding").
+  const perSentence = sentences.map((s) => keyTermsOf(s, c.scope).filter((t) => t.form !== 'phrase'))
   const all = new Map<string, KeyTerm>()
   for (const terms of perSentence) for (const t of terms) if (!all.has(t.term)) all.set(t.term, t)
   const traced = await traceTerms(db, c.scope.collections, [...all.values()], c.kinds, c.titles, c.inScope)
