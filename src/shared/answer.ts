@@ -81,6 +81,8 @@ export const SupportFailure = z.enum([
   'misattached',
   'not_similar',
   'points_only',
+  /** A name or feature word of the sentence that the scoped release never mentions, or mentions only in guides (release rules). */
+  'not_in_release',
 ])
 export type SupportFailure = z.infer<typeof SupportFailure>
 

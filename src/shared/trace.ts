@@ -232,8 +232,12 @@ export type ClaimTrace = z.infer<typeof ClaimTrace>
 /** A term the question asks about, and where the collection mentions it (release.ts). */
 export const KeyTermTrace = z.object({
   term: z.string(),
-  /** `phrase`: two adjacent content words that name a feature together ("URL mode", "form mode"). */
-  form: z.enum(['identifier', 'quoted', 'word', 'phrase']),
+  /**
+   * `phrase`: two adjacent content words that name a feature together ("URL mode", "form mode");
+   * `title`: a section title of another release whose words the question holds ("Tools in
+   * Sampling"), counted where its words stand close together.
+   */
+  form: z.enum(['identifier', 'quoted', 'word', 'phrase', 'title']),
   /** Passages of the scoped releases (and unversioned ones) that contain it, authoritative kinds apart. */
   in_scope_authoritative: z.number().int(),
   in_scope_other: z.number().int(),
@@ -253,10 +257,25 @@ export const ReleaseTrace = z.object({
   /** The scoped releases have passages of an authoritative kind (e.g. Specification). */
   has_authoritative: z.boolean(),
   terms: z.array(KeyTermTrace),
-  verdict: z.enum(['not_scoped', 'no_key_terms', 'mentioned', 'never_mentioned', 'guides_only']),
+  /**
+   * `incidental`: the release's specification mentions the term only in passing (never in a
+   * section about it, a change log or a sentence that says it is absent), while another release
+   * has a section on it. `paraphrase`: a word of the question that the release never uses is,
+   * in the other releases, a word of a feature's sections that the release lacks.
+   */
+  verdict: z.enum(['not_scoped', 'no_key_terms', 'mentioned', 'never_mentioned', 'guides_only', 'incidental', 'paraphrase']),
+  /** The term the verdict is about (absent before these verdicts existed). */
+  verdict_term: z.string().nullable().optional(),
   /** After generation: an authoritative passage of the release containing a key term had to be cited. */
   must_cite_authoritative: z.boolean(),
   cited_authoritative: z.boolean().nullable(),
+  /**
+   * After generation: sentences removed because a term of theirs is one the release never mentions
+   * or mentions only in guides (absent before this check existed).
+   */
+  removed_sentences: z
+    .array(z.object({ text: z.string(), term: z.string(), verdict: z.enum(['never_mentioned', 'guides_only']) }))
+    .optional(),
 })
 export type ReleaseTrace = z.infer<typeof ReleaseTrace>
 

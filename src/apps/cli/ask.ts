@@ -141,7 +141,8 @@ export function formatResult(r: AskResult, opts: { skipAnswer?: boolean; questio
     lines.push('', 'Sources:', ...r.citations.map((c) => `  [${c.n}] ${where(c)}`))
   }
   if (r.removed?.length) {
-    lines.push('', `Removed (the cited passages do not say ${r.removed.length === 1 ? 'it' : 'them'}):`)
+    // Each line says why: the cited passages do not say it, or the release does not have what it names.
+    lines.push('', 'Removed (not verified):')
     for (const x of r.removed) lines.push(`  - ${dim(x.text)} (${x.reason})`)
   }
   for (const w of r.warnings) lines.push(`warning: ${w}`)
@@ -161,7 +162,8 @@ export function formatPassages(e: Extract<AskEvent, { type: 'passages' }>, quest
     const meta = [p.version, p.kind, p.page ? `p. ${p.page}` : null].filter(Boolean).join(', ')
     lines.push(`  [${p.n}] ${p.path}${p.heading ? ` — ${p.heading}` : ''}${meta ? ` (${meta})` : ''}`)
     const matched = p.sentences.filter((x) => x.match).slice(0, 2)
-    for (const x of matched) lines.push(`      ${highlight(x.text.length > 220 ? x.text.slice(0, 219) + '…' : x.text, terms, tty)}`)
+    for (const x of matched)
+      lines.push(`      ${highlight(x.text.length > 220 ? x.text.slice(0, 219) + '…' : x.text, terms, tty)}`)
   }
   return lines.join('\n')
 }
@@ -169,7 +171,8 @@ export function formatPassages(e: Extract<AskEvent, { type: 'passages' }>, quest
 /** "reading 420 of 980 tokens · 12 s · about 8 s left", or the tokens written once the model writes. */
 export function progressLine(e: Extract<AskEvent, { type: 'progress' }>): string {
   const s = Math.round(e.elapsed_ms / 1000)
-  if (e.phase === 'writing') return `writing the answer: ${e.written} tokens · ${s} s (the processor does the work; this takes a while on a laptop)`
+  if (e.phase === 'writing')
+    return `writing the answer: ${e.written} tokens · ${s} s (the processor does the work; this takes a while on a laptop)`
   const eta = e.eta_ms !== null ? ` · about ${Math.ceil(e.eta_ms / 1000)} s left` : ''
   return `reading the passages: ${e.read} of ${e.total} tokens · ${s} s${eta}`
 }

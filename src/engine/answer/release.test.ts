@@ -38,6 +38,25 @@ const FILES: Record<string, string> = {
   'guides/1.0/overview.md':
     '# Overview\n\n## What servers offer\n\nServers offer tools, and tasks for long-running work, which clients poll until they complete.\n',
   'guides/1.0/setup.md': '# Setup\n\n## Install\n\nInstall the server package and start it with the default port 8080.\n',
+  // 2.0 lets the model use tools while sampling; 1.0 has tools and sampling, never together.
+  'specification/2.0/sampling-tools.md':
+    '# Sampling\n\n## Tools in Sampling\n\nA server may let the model call tools while the client samples.\n\n' +
+    '## Tool Choice\n\nWith tools in sampling, the server also says how the model may choose tools.\n',
+  // Extensions: a section of their own in 2.0, one passing mention in 1.0.
+  'specification/1.0/architecture.md':
+    '# Architecture\n\n## Design\n\nAdditional capabilities can be negotiated through extensions to the protocol.\n\n' +
+    '## Batches\n\nSending requests in one array is not supported: batching is not part of this release.\n',
+  'specification/2.0/extensions.md':
+    '# Extensions\n\n## Extensions\n\nThe extensions field of the capabilities lists the extensions a party supports.\n\n' +
+    '## Extension Negotiation\n\nClients and servers agree on extensions before using them; unknown extensions are ignored.\n\n' +
+    '## Extension Names\n\nExtensions are named by a reverse domain name.\n\n' +
+    '## Batching\n\nA client may send several requests in one array as a batch; the server answers the batch in one array.\n\n' +
+    '## Batch Limits\n\nA server may limit the size of a batch.\n',
+  // A feature described, not named: "survey" is a word of the questionnaire sections of 2.0 only.
+  'specification/2.0/questionnaires.md':
+    '# Questionnaires\n\n## Questionnaires\n\nA server can show the user a survey to fill in.\n\n' +
+    '## Survey Mode Flow\n\nThe client shows the survey and returns what the user typed.\n\n' +
+    '## Survey Mode Security\n\nA survey must not ask for passwords.\n',
 }
 // Sections of other subjects, so that no term of the tests is in a large share of the specification.
 for (const v of ['1.0', '2.0'])
@@ -220,6 +239,54 @@ describe('release rules on a real engine', () => {
     const { result, trace } = await ask('Which default port does the server package start on?', '1.0', chat)
     expect(result).toMatchObject({ abstained: false })
     expect(trace.release).toMatchObject({ verdict: 'mentioned', must_cite_authoritative: false })
+  })
+
+  it("says the release never mentions another release's section title whose words the question holds apart", async () => {
+    const chat = new ScriptedChat([])
+    const q = 'How does a server let the model call tools inside a sampling request?'
+    const { result, trace } = await ask(q, '1.0', chat)
+    expect(chat.calls).toHaveLength(0)
+    expect(result.explanation).toBe('The 1.0 docs never mention tools in sampling; it first appears in 2.0.')
+    expect(trace.release!.terms.find((t) => t.form === 'title')).toMatchObject({ in_scope_authoritative: 0, elsewhere: 2 })
+    // Each word alone is in 1.0.
+    for (const w of ['tools', 'sampling'])
+      expect(trace.release!.terms.find((t) => t.term === w)!.in_scope_authoritative, w).toBeGreaterThan(0)
+    // In 2.0 the question goes to the model.
+    const twin = await ask(q, '2.0', new ScriptedChat([() => ({ answerable: false, sentences: [], unanswered_parts: [] })]))
+    expect(twin.trace.release!.verdict).toBe('mentioned')
+  })
+
+  it('says when the specification mentions a term only in passing, while another release has a section on it', async () => {
+    const chat = new ScriptedChat([])
+    const { result, trace } = await ask('What is the extensions field for?', '1.0', chat)
+    expect(chat.calls).toHaveLength(0)
+    expect(result.explanation).toBe(
+      'The 1.0 specification mentions extensions only in passing, never in a section about it; 2.0 has a section on it.',
+    )
+    expect(trace.release).toMatchObject({ verdict: 'incidental', verdict_term: 'extensions' })
+  })
+
+  it('counts a sentence that says a release lacks the feature as a mention that answers, not a passing one', async () => {
+    const chat = new ScriptedChat([() => ({ answerable: false, sentences: [], unanswered_parts: [] })])
+    const { trace } = await ask('Can a client send a batch of requests?', '1.0', chat)
+    expect(trace.release!.verdict).toBe('mentioned')
+    expect(chat.calls).toHaveLength(1)
+  })
+
+  it('reads a paraphrase through the sections that use its words: "survey" is what 2.0 calls questionnaires', async () => {
+    const chat = new ScriptedChat([])
+    const { result, trace } = await ask('Can a server ask the user to fill in a survey?', '1.0', chat)
+    expect(chat.calls).toHaveLength(0)
+    expect(result.explanation).toBe(
+      'The 1.0 docs never mention questionnaires, which is what "survey" is about in the other releases\' specifications; it first appears in 2.0.',
+    )
+    expect(trace.release).toMatchObject({ verdict: 'paraphrase', verdict_term: 'questionnaires' })
+    const twin = await ask(
+      'Can a server ask the user to fill in a survey?',
+      '2.0',
+      new ScriptedChat([() => ({ answerable: false, sentences: [], unanswered_parts: [] })]),
+    )
+    expect(twin.trace.release!.verdict).toBe('mentioned')
   })
 
   it('does not apply when no single release was asked about', async () => {

@@ -114,6 +114,52 @@ describe('findVersionMentions: latest, current, previous', () => {
   })
 })
 
+describe('findVersionMentions: a release named by its month, or as the first one', () => {
+  it.each([
+    ['Can a server ask the user to fill in a form in the March 2025 spec?', '2025-03-26'],
+    ['In the November 2024 version of MCP, how does a tool send back audio?', '2024-11-05'],
+    ['Can a client call server/discover in the Nov 2025 spec?', '2025-11-25'],
+    ['per the Mar. 2025 revision, are batches allowed?', '2025-03-26'],
+    ['what does the june 2025 release say about elicitation?', '2025-06-18'],
+    ['In June of 2025, how were tools listed?', '2025-06-18'],
+    ['the 2025-03 spec: is there audio?', '2025-03-26'],
+  ])('%s -> %s', (q, v) => {
+    expect(named(q)).toEqual([v])
+  })
+
+  it.each([
+    ['how do I mark a tool read-only? original MCP spec', '2024-11-05'],
+    ['In the original spec, how are tasks polled?', '2024-11-05'],
+    ['in the first release, can a client batch requests?', '2024-11-05'],
+    ['What did the initial version of MCP say about roots?', '2024-11-05'],
+    ['the very first MCP spec: how is ping sent?', '2024-11-05'],
+    ['Does the earliest release have sampling?', '2024-11-05'],
+  ])('the first release: %s -> %s', (q, v) => {
+    expect(named(q)).toEqual([v])
+  })
+
+  it('the first release is the oldest released version, never a prerelease', () => {
+    expect(named('in the original spec?', ['draft', '2025-06-18', '2025-03-26'])).toEqual(['2025-03-26'])
+    expect(named('in the original spec?', ['draft'])).toEqual([])
+  })
+
+  it.each([
+    'What was the first version to add audio content?',
+    'Which is the first release that supports elicitation?',
+    'I shipped the first version of my server, is it compatible?',
+    'A token issued in March 2024 was rejected, why?',
+    'What happened in May 2025?',
+    'the server may 2025 times retry',
+    'Can I keep the original version of a resource?',
+  ])('ignores %s', (q) => {
+    expect(named(q)).toEqual([])
+  })
+
+  it('a month with two releases names neither', () => {
+    expect(named('In the March 2025 spec?', ['2025-03-03', '2025-03-26'])).toEqual([])
+  })
+})
+
 describe('removeVersionMentions: the version token is not searched for', () => {
   it.each([
     [
@@ -130,6 +176,13 @@ describe('removeVersionMentions: the version token is not searched for', () => {
     ['How did the release before the current one return results?', 'How did return results?'],
   ])('%s', (q, want) => {
     expect(stripped(q)).toBe(want)
+  })
+
+  it('takes out a month or "the original spec" as it does a version name', () => {
+    expect(stripped('Can a server ask the user to fill in a form in the March 2025 spec?')).toBe(
+      'Can a server ask the user to fill in a form in the?',
+    )
+    expect(stripped('In the original spec, how are tasks polled?')).toBe('In, how are tasks polled?')
   })
 
   it('keeps the question when nothing else would be left', () => {
@@ -181,6 +234,14 @@ describe('detectVersionIntent', () => {
     expect(intent('what did auth look like up to 2025-03-26?').versions).toEqual(['2024-11-05', '2025-03-26'])
     expect(intent('how were errors reported before 2025-06-18?').versions).toEqual(['2024-11-05', '2025-03-26'])
     expect(intent('in 2025-06-18 and later, is batching allowed?').versions).toEqual(['2025-06-18', '2025-11-25', 'draft'])
+  })
+
+  it('a month bounds a range as a version name does', () => {
+    expect(intent('Before June 2025, could a tool return a resource link?')).toEqual({
+      versions: ['2024-11-05', '2025-03-26'],
+      history: true,
+    })
+    expect(intent('since June 2025, can a tool return a resource link?').versions).toEqual(['2025-06-18', '2025-11-25', 'draft'])
   })
 
   it('asking for a release searches all of them, change logs first', () => {

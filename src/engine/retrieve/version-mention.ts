@@ -12,7 +12,7 @@ import { compareVersions, isPrerelease, latestVersion } from '../../shared/versi
  * and the collection's known versions; scope.ts turns the intent into a search scope.
  */
 
-export type MentionKind = 'exact' | 'latest' | 'previous'
+export type MentionKind = 'exact' | 'month' | 'latest' | 'previous' | 'first'
 
 export interface VersionMention {
   /** The collection's version it names. */
@@ -134,6 +134,18 @@ const PREVIOUS = new RegExp(`\\b(?:the\\s+)?(?:previous|prior|preceding)\\s+(?:(
 const LATEST = new RegExp(`\\b(?:the\\s+)?(?:latest|newest|current|most\\s+recent)\\s+(?:(\\S+)\\s+)?${VERSION_NOUN}\\b`, 'gi')
 // "is it still in the latest?"
 const LATEST_BARE = /\bthe\s+(?:latest|newest)(?=\s*[?.!,;:)]|\s*$)/gi
+// "the original spec", "the first release", "the very first MCP spec", "the initial version of MCP".
+const FIRST = new RegExp(
+  `\\b(?:the\\s+)?(?:very\\s+)?(?:first|original|initial|earliest|oldest)\\s+(?:(\\S+)\\s+)?${VERSION_NOUN}\\b`,
+  'gi',
+)
+/**
+ * What follows "the first release" when it asks which release ("the first version to add audio",
+ * "the first release that supports …") or names something else's first version ("the first
+ * version of my server"): then it names no release of the collection.
+ */
+const NOT_A_NAME_AFTER =
+  /^\s+(?:to|that|which|where|when|with|in\s+which|supporting|adding|introducing|having|including)\b|^\s+of\s+(?![A-Z])/
 
 /**
  * A word between "latest" and the noun must be a name ("the latest MCP spec"); a lowercase word
@@ -159,6 +171,42 @@ function relativeMentions(text: string, known: readonly string[], taken: Span[])
   add(PREVIOUS, 'previous', previous, nameOrNothing)
   add(LATEST, 'latest', latest, nameOrNothing)
   add(LATEST_BARE, 'latest', latest)
+  add(FIRST, 'first', released[0] ?? null, (m) => nameOrNothing(m) && !NOT_A_NAME_AFTER.test(text.slice(m.index! + m[0].length)))
+  return out
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']
+// "March 2025", "Nov 2025", "Mar. 2025", "June of 2025", "Sept 2025"; and "2025-03" not followed by a day.
+const MONTH_YEAR =
+  /\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(?:of\s+)?((?:19|20)\d\d)\b/gi
+const YEAR_MONTH = /(?<![\p{L}\p{N}_./-])((?:19|20)\d\d)-(0[1-9]|1[0-2])(?![\p{L}\p{N}_/]|-\d|\.\d)/gu
+
+/**
+ * A dated release named by its month ("the March 2025 spec" for 2025-03-26): only when the
+ * collection's versions are dates and exactly one of them falls in that month; otherwise the
+ * month is content ("a token issued in March 2024").
+ */
+function monthMentions(text: string, known: readonly string[], taken: Span[]): VersionMention[] {
+  const byMonth = new Map<string, string[]>()
+  for (const v of known) {
+    const m = /^v?((?:19|20)\d\d)-(\d\d)-\d\d$/i.exec(v)
+    if (m) byMonth.set(`${m[1]}-${m[2]}`, [...(byMonth.get(`${m[1]}-${m[2]}`) ?? []), v])
+  }
+  if (byMonth.size === 0) return []
+  const out: VersionMention[] = []
+  const add = (start: number, end: number, key: string) => {
+    const versions = byMonth.get(key)
+    if (!versions || versions.length !== 1 || taken.some((t) => overlaps(t, { start, end }))) return
+    const full = withTrailingNoun(text, end)
+    out.push({ version: versions[0]!, kind: 'month', start, end: full, text: text.slice(start, full) })
+  }
+  for (const m of text.matchAll(MONTH_YEAR)) {
+    // "may" is also a verb: as a month it is written with a capital ("May 2025").
+    if (m[1] === 'may') continue
+    const month = String(MONTHS.indexOf(m[1]!.slice(0, 3).toLowerCase()) + 1).padStart(2, '0')
+    add(m.index, m.index + m[0].length, `${m[2]}-${month}`)
+  }
+  for (const m of text.matchAll(YEAR_MONTH)) add(m.index, m.index + m[0].length, `${m[1]}-${m[2]}`)
   return out
 }
 
@@ -172,9 +220,10 @@ export function findVersionMentions(text: string, known: readonly string[]): Ver
   )
   const kept: VersionMention[] = []
   for (const m of exact.sort((a, b) => a.start - b.start || b.end - a.end)) if (!kept.some((k) => overlaps(k, m))) kept.push(m)
+  const months = monthMentions(text, known, kept)
   // A collection may have a version literally named "latest": then the exact name already took it.
-  const relative = relativeMentions(text, known, kept)
-  return [...kept, ...relative].sort((a, b) => a.start - b.start)
+  const relative = relativeMentions(text, known, [...kept, ...months])
+  return [...kept, ...months, ...relative].sort((a, b) => a.start - b.start)
 }
 
 /** The question asks for a release ("which release first added …", "when was X removed"). */

@@ -1,4 +1,4 @@
-import type { AnswerSentence, AskResult, Citation } from '../../../shared/answer'
+import type { AnswerSentence, AskResult, Citation, RemovedSentence } from '../../../shared/answer'
 import type { SearchHit } from '../../../shared/search'
 import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
@@ -9,6 +9,7 @@ import { contentWords } from '../sentences'
 import type { CacheSlot } from './cache'
 import type { Attempt, ModelFailure } from './generate'
 import { toCitation, toClosest } from './passages'
+import { removeReleaseMisses } from './release-removals'
 import type { AskRun } from './run'
 
 /**
@@ -60,6 +61,9 @@ export async function conclude(
       'unverifiable_citations',
       v.removed.length ? 'An answer was drafted, but none of its sentences is supported by the passages it cites.' : null,
     )
+  // Sentences about a feature the scoped release lacks, whatever they cite, are not shown.
+  const missing = await removeReleaseMisses(run, v, release)
+  if (missing && v.kept.length === 0) return abstain('not_in_context', missing)
 
   const fullText = (p: PromptPassage) => hitOf(p).text
   const kept = addSubstance(
@@ -78,7 +82,7 @@ export async function conclude(
   const { sentences, citations } = numberByFirstUse(kept, byN, hitOf)
   labelReleases(sentences, kept, byN, release, base.notices)
   trace.verification = { result: 'ok', warnings: v.warnings }
-  const removedNote = removalNotice(v.removed.length)
+  const removedNote = removalNotice(v.removed, release.trace.releases)
   const result: AskResult = {
     ...base,
     answer: renderAnswer(sentences),
@@ -96,9 +100,16 @@ export async function conclude(
   return run.finish(result, 'answer')
 }
 
-export function removalNotice(n: number): string | null {
+/** The notice under an answer some of whose sentences were removed, saying why in plain words. */
+export function removalNotice(removed: RemovedSentence[], releases: string[] | null = null): string | null {
+  const n = removed.length
   if (n === 0) return null
-  return `${n} sentence${n === 1 ? ' was' : 's were'} removed: the cited passages do not say ${n === 1 ? 'it' : 'them'}.`
+  const head = `${n} sentence${n === 1 ? ' was' : 's were'} removed`
+  const release = removed.filter((r) => r.code === 'not_in_release').length
+  if (release === 0) return `${head}: the cited passages do not say ${n === 1 ? 'it' : 'them'}.`
+  const what = `about something the ${releases?.join(' and ') ?? 'asked'} release does not have`
+  if (release === n) return `${head}: ${n === 1 ? 'it is' : 'they are'} ${what}.`
+  return `${head}: ${release} ${what}, ${n - release} that the cited passages do not say.`
 }
 
 /**

@@ -6,10 +6,14 @@ import { AlertIcon, InfoIcon } from './Icons'
  * sentences are struck through, with the reason in plain words, and never styled as verified.
  */
 
-export function removedSummary(n: number): string {
-  return n === 1
-    ? '1 sentence was removed: the cited passages do not say it'
-    : `${n.toLocaleString()} sentences were removed: the cited passages do not say them`
+export function removedSummary(removed: RemovedSentence[]): string {
+  const n = removed.length
+  const head = n === 1 ? '1 sentence was removed' : `${n.toLocaleString()} sentences were removed`
+  const release = removed.filter((r) => r.code === 'not_in_release').length
+  if (release === 0) return `${head}: the cited passages do not say ${n === 1 ? 'it' : 'them'}`
+  // The release rules removed it (engine answer/release-after.ts): each line gives the release's own reason.
+  if (release === n) return `${head}: ${n === 1 ? 'it is' : 'they are'} about something this release does not have`
+  return head
 }
 
 export function RemovedSentences({ removed }: { removed: RemovedSentence[] }) {
@@ -17,7 +21,7 @@ export function RemovedSentences({ removed }: { removed: RemovedSentence[] }) {
   return (
     <details className="removed-claims" role="note" aria-label="Removed sentences">
       <summary>
-        <AlertIcon size={14} /> <span>{removedSummary(removed.length)}</span>
+        <AlertIcon size={14} /> <span>{removedSummary(removed)}</span>
       </summary>
       <ul className="removed-list">
         {removed.map((r, i) => (

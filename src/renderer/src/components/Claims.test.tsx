@@ -128,6 +128,27 @@ describe('a verified answer, sentence by sentence', () => {
     expect(within(parts).getByText('how long the calibration takes')).toBeTruthy()
   })
 
+  it('says a sentence was removed for being about something the release lacks, not for its passages', async () => {
+    await answerWith({
+      answer: 'Servers offer tools [1].',
+      citations: [cite(1, 'docs/1.0/overview.md', '1.0')],
+      sentences: [{ text: 'Servers offer tools.', citations: [1] }],
+      removed: [
+        {
+          text: 'Servers also offer tasks for long-running work.',
+          cited: [1],
+          code: 'not_in_release',
+          reason: 'the 1.0 specification does not mention tasks; only guide pages of that release do',
+        },
+      ],
+    })
+    await screen.findByLabelText('Answer')
+    const note = screen.getByRole('note', { name: 'Removed sentences' })
+    expect(within(note).getByText('1 sentence was removed: it is about something this release does not have')).toBeTruthy()
+    expect(within(note).getByText('Servers also offer tasks for long-running work.').tagName).toBe('DEL')
+    expect(note.textContent).not.toContain('the cited passages do not say it')
+  })
+
   it('an abstention shows its explanation above the closest sections, and the sentences it removed', async () => {
     await answerWith({
       abstained: true,
