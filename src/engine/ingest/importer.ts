@@ -9,6 +9,7 @@ import { PARSERS_VERSION } from './parsers/index'
 import type { PreparedDocument } from './sync/chunk'
 import { type EmbedderLike, embedBatch } from './sync/embed'
 import { FilePreparer } from './sync/prepare'
+import { failStoppedReading } from './sync/reading'
 import { planSync, type SyncPlan } from './sync/plan'
 import { ProgressReporter } from './sync/progress'
 import { StageTimer } from './sync/timings'
@@ -186,9 +187,15 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
   const notices: string[] = []
   progress.emit(true)
 
+  // Before the plan, so that it sees the file the engine stopped on as failed, unread since.
+  const stoppedOn = await failStoppedReading(db, collection)
   const plan = await planSync(db, root, { collection, signature, onlyPaths: opts.onlyPaths, signal }, timer)
   const { walk } = plan
   checkNotEmptying(plan, root, collection, opts)
+  if (stoppedOn)
+    notices.push(
+      `${stoppedOn}: the engine stopped while reading this file in the last import; it is listed as failed and tried again when it changes.`,
+    )
   if (plan.kept > 0) {
     const where = walk.unlisted.map((u) => (u === '.' ? root : u)).join(', ')
     notices.push(

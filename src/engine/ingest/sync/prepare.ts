@@ -1,12 +1,14 @@
 import type { Db } from '../../store/db'
 import { stripControls } from '../parsers/textcheck'
+import { mayStopTheProcess } from '../parsers/index'
 import { ParserStartError, type ParsePool } from '../parsers/worker-pool'
 import type { TokenCounter } from '../chunker'
 import type { WalkIssue } from '../walk'
 import { type PreparedDocument, chunkParsed } from './chunk'
-import { parsePlanned, readPlanned } from './parse'
+import { parsePlanned, readPlanned, type ParsedFile } from './parse'
 import type { PlannedFile } from './plan'
 import type { ProgressReporter } from './progress'
+import { clearReading, noteReading } from './reading'
 import type { StageTimer } from './timings'
 import { isTransientFailure, writeFailure, writeTouched, type FailedFile } from './write'
 
@@ -84,6 +86,27 @@ export class FilePreparer {
     return null
   }
 
+  /** The parse stage, with the file noted while a reader that can stop the engine has it (reading.ts). */
+  private async parse(item: PlannedFile, read: { bytes: Uint8Array; sha: string }): Promise<ParsedFile> {
+    const { ctx } = this
+    const f = item.file
+    const noted = mayStopTheProcess(f.relativePath)
+    if (noted) {
+      const note = { id: item.docId, path: f.relativePath, size: f.size, mtimeMs: f.mtimeMs, sha256: read.sha }
+      await noteReading(ctx.db, ctx.collection, { ...note, signature: item.signature })
+    }
+    try {
+      return await parsePlanned(item, read, ctx.kinds, ctx.timer, {
+        signal: ctx.signal,
+        pool: ctx.pool,
+        onProgress: (fp) => ctx.progress.fileProgress(fp),
+        ocr: ctx.ocr,
+      })
+    } finally {
+      if (noted) await clearReading(ctx.db, ctx.collection)
+    }
+  }
+
   /** Parse and chunk one file; null when there is nothing to write (unchanged, or failed and recorded). */
   async prepare(item: PlannedFile): Promise<PreparedDocument | null> {
     const { ctx } = this
@@ -107,12 +130,7 @@ export class FilePreparer {
       return null
     }
     try {
-      const parsed = await parsePlanned(item, read, ctx.kinds, ctx.timer, {
-        signal: ctx.signal,
-        pool: ctx.pool,
-        onProgress: (fp) => ctx.progress.fileProgress(fp),
-        ocr: ctx.ocr,
-      })
+      const parsed = await this.parse(item, read)
       for (const n of parsed.parsed.notices ?? []) this.notices.push(`${item.file.relativePath}: ${n}`)
       const t0 = performance.now()
       const prepared = chunkParsed(item, parsed, {
