@@ -91,6 +91,8 @@ export interface ParseContext {
   onProgress?: (p: FileProgress) => void
   /** Read pages without a text layer (scans, images) by text recognition; on unless false. */
   ocr?: boolean
+  /** The most pages of one file recognised in one parse (pdf-ocr.ts OCR_PAGE_CAP unless given). */
+  ocrPageCap?: number
 }
 
 /** A file a parser cannot read. The message is shown to the person, so it says what is wrong in words. */

@@ -5,7 +5,7 @@ import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { buildSections, dropRunningHeaders, type PdfLine } from './pdf-layout'
-import { pagesToRecognise, recognisePages, scannedPages } from './pdf-ocr'
+import { OCR_PAGE_CAP, pagesToRecognise, recognisePages, scannedPages } from './pdf-ocr'
 import { isUnreadableText, stripControls } from './textcheck'
 
 /**
@@ -225,6 +225,12 @@ function pageNotices(read: ReadPages, ocr: Ocr): string[] {
       `${one ? 'page' : 'pages'} ${pageList(ocr.scanned)} ${one ? 'is a scanned image' : 'are scanned images'} and text recognition is off for this collection: left out of the index`,
     )
   }
+  if (ocr.capped.length > 0) {
+    const one = ocr.capped.length === 1
+    out.push(
+      `${one ? 'page' : 'pages'} ${pageList(ocr.capped)} ${one ? 'was' : 'were'} not read by text recognition: at most ${ocr.cap} pages of one file are recognised, so that one long scan does not hold up the rest of the folder (split the file to have ${one ? 'it' : 'them'} read)`,
+    )
+  }
   if (ocr.failed.length > 0)
     out.push(`text recognition failed on ${ocr.failed.length === 1 ? 'page' : 'pages'} ${pageList(ocr.failed)}: left out`)
   if (read.failedPages > 0)
@@ -266,11 +272,15 @@ interface Ocr {
   /** Scanned pages (no text, an image); when off, those it would have read (of the first OFF_CHECK_PAGES). */
   scanned: number[]
   failed: number[]
+  /** Pages left unexamined past the page cap (pdf-ocr.ts OCR_PAGE_CAP). */
+  capped: number[]
+  cap: number
   /** The last failure's reason. */
   error?: unknown
 }
 
 function noTextError(read: ReadPages, numPages: number, ocr: Ocr): ParseError {
+  if (numPages === 0) return new ParseError('PDF has no pages')
   // Nothing was read, and recognition failed on a page: that failure is the reason.
   if (ocr.failed.length > 0) {
     const reason = ocr.error instanceof Error ? ocr.error.message : String(ocr.error)
@@ -298,12 +308,13 @@ function noTextError(read: ReadPages, numPages: number, ocr: Ocr): ParseError {
 async function recognise(lib: PdfJs, doc: PdfDocument, read: ReadPages, ctx: ParseContext): Promise<Ocr> {
   const todo = pagesToRecognise(read.pages)
   const off = ctx.ocr === false
-  if (off) return { off, scanned: await scannedPages(doc as never, todo, lib.OPS), failed: [] }
+  const cap = ctx.ocrPageCap ?? OCR_PAGE_CAP
+  if (off) return { off, scanned: await scannedPages(doc as never, todo, lib.OPS), failed: [], capped: [], cap }
   const got = await recognisePages(doc as never, todo, ctx, lib.OPS)
   if (got.lines.length > 0) {
     read.lines = [...read.lines, ...got.lines].sort((a, z) => a.page - z.page)
   }
-  return { off, scanned: got.scanned, failed: got.failed, error: got.error }
+  return { off, scanned: got.scanned, failed: got.failed, capped: got.capped, cap, error: got.error }
 }
 
 function openPdf(lib: PdfJs, bytes: Uint8Array) {
