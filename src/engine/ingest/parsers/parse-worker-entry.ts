@@ -13,11 +13,15 @@ function progressSender(id: number): (p: FileProgress) => void {
   let sent = -1
   let stage: FileProgress['stage'] = 'pages'
   return (p) => {
-    // Text recognition's first message (done 0) always goes: it tells the pool how many pages
-    // are to be recognised, which sets the file's time limit (worker-pool.ts).
+    // Every page of text recognition is reported (each takes seconds): each report starts the
+    // page's time limit again (worker-pool.ts).
     const first = p.stage !== stage
     stage = p.stage
-    if (p.total < 2 && !(first && p.stage === 'ocr')) return
+    if (p.stage === 'ocr') {
+      port.postMessage({ type: 'progress', id, progress: p })
+      return
+    }
+    if (p.total < 2) return
     const percent = Math.floor((100 * p.done) / p.total)
     if (!first && percent === sent && p.done < p.total) return
     sent = percent
