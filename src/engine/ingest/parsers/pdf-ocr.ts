@@ -1,6 +1,7 @@
 import type { ParseContext, ParsedPage } from '../types'
 import { Recogniser } from './ocr'
 import type { PdfLine } from './pdf-layout'
+import { removedImages } from './pdf-warnings'
 import { renderPage, type CanvasFactoryLike, type RenderablePage } from './pdf-render'
 
 /**
@@ -38,6 +39,8 @@ export const OCR_PAGE_CAP = 100
 
 export interface OcrPagesResult {
   lines: PdfLine[]
+  /** Pages with no text whose image pdf.js left out as too large (pdf.ts MAX_IMAGE_PIXELS). */
+  tooLarge: number[]
   /** Pages not examined because OCR_PAGE_CAP pages had been recognised. */
   capped: number[]
   /** Pages with no text that draw an image (scans), recognised or not. */
@@ -73,7 +76,7 @@ export async function scannedPages(doc: OcrDoc, pages: ParsedPage[], ops: PdfOps
 
 /** Recognises `todo` (in page order), setting each page's `ocr` and `chars`; progress per page. */
 export async function recognisePages(doc: OcrDoc, todo: ParsedPage[], ctx: ParseContext, ops: PdfOps): Promise<OcrPagesResult> {
-  const out: OcrPagesResult = { lines: [], capped: [], scanned: [], failed: [], error: null }
+  const out: OcrPagesResult = { lines: [], tooLarge: [], capped: [], scanned: [], failed: [], error: null }
   if (todo.length === 0) return out
   const cap = ctx.ocrPageCap ?? OCR_PAGE_CAP
   let rendered = 0
@@ -89,8 +92,11 @@ export async function recognisePages(doc: OcrDoc, todo: ParsedPage[], ctx: Parse
       }
       try {
         const page = await doc.getPage(p.page)
-        // A page with no text and no image is blank: nothing to render or read.
+        // A page with no text and no image is blank: nothing to render or read. One whose image
+        // pdf.js left out as too large is named instead.
+        const removedBefore = removedImages()
         if (!p.unreadable && !(await drawsImage(page, ops))) {
+          if (removedImages() > removedBefore) out.tooLarge.push(p.page)
           page.cleanup()
           ctx.onProgress?.({ stage: 'ocr', done: i + 1, total: todo.length })
           continue

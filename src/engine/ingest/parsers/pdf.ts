@@ -6,6 +6,7 @@ import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { buildSections, dropRunningHeaders, type PdfLine } from './pdf-layout'
 import { OCR_PAGE_CAP, pagesToRecognise, recognisePages, scannedPages } from './pdf-ocr'
+import { countingPdfWarnings } from './pdf-warnings'
 import { isUnreadableText, stripControls } from './textcheck'
 
 /**
@@ -225,6 +226,12 @@ function pageNotices(read: ReadPages, ocr: Ocr): string[] {
       `${one ? 'page' : 'pages'} ${pageList(ocr.scanned)} ${one ? 'is a scanned image' : 'are scanned images'} and text recognition is off for this collection: left out of the index`,
     )
   }
+  if (ocr.tooLarge.length > 0) {
+    const one = ocr.tooLarge.length === 1
+    out.push(
+      `${one ? 'page' : 'pages'} ${pageList(ocr.tooLarge)} ${one ? 'holds a scanned image' : 'hold scanned images'} too large to read (${tooLargeWhy}) and ${one ? 'was' : 'were'} left out`,
+    )
+  }
   if (ocr.capped.length > 0) {
     const one = ocr.capped.length === 1
     out.push(
@@ -272,6 +279,8 @@ interface Ocr {
   /** Scanned pages (no text, an image); when off, those it would have read (of the first OFF_CHECK_PAGES). */
   scanned: number[]
   failed: number[]
+  /** Pages with no text whose image pdf.js left out as too large (MAX_IMAGE_PIXELS). */
+  tooLarge: number[]
   /** Pages left unexamined past the page cap (pdf-ocr.ts OCR_PAGE_CAP). */
   capped: number[]
   cap: number
@@ -296,6 +305,10 @@ function noTextError(read: ReadPages, numPages: number, ocr: Ocr): ParseError {
     return new ParseError(
       `PDF has no text to read: ${unreadable} of ${numPages} pages are set in fonts without a usable character map and the rest have no text (${why})`,
     )
+  if (ocr.tooLarge.length > 0)
+    return new ParseError(
+      `PDF has no text to read: its scanned ${ocr.tooLarge.length === 1 ? 'image is' : 'images are'} too large to read (${tooLargeWhy})`,
+    )
   if (ocr.off && ocr.scanned.length > 0) return new ParseError(`PDF has no text to read: its pages are scanned images and ${why}`)
   return new ParseError(
     ocr.off
@@ -309,13 +322,24 @@ async function recognise(lib: PdfJs, doc: PdfDocument, read: ReadPages, ctx: Par
   const todo = pagesToRecognise(read.pages)
   const off = ctx.ocr === false
   const cap = ctx.ocrPageCap ?? OCR_PAGE_CAP
-  if (off) return { off, scanned: await scannedPages(doc as never, todo, lib.OPS), failed: [], capped: [], cap }
+  if (off) return { off, scanned: await scannedPages(doc as never, todo, lib.OPS), failed: [], capped: [], tooLarge: [], cap }
   const got = await recognisePages(doc as never, todo, ctx, lib.OPS)
   if (got.lines.length > 0) {
     read.lines = [...read.lines, ...got.lines].sort((a, z) => a.page - z.page)
   }
-  return { off, scanned: got.scanned, failed: got.failed, capped: got.capped, cap, error: got.error }
+  return { off, scanned: got.scanned, failed: got.failed, capped: got.capped, tooLarge: got.tooLarge, cap, error: got.error }
 }
+
+/**
+ * The largest image pdf.js decodes, in pixels; larger ones are left out of every page they are
+ * on. pdf.js decodes an image whole and draws it through a canvas of its full size, four bytes a
+ * pixel, none of it on the parser thread's heap (its limit does not see it): one image of 144
+ * million pixels, a few hundred kilobytes deflated, took the process to 2.5 GB, and a page of
+ * several would have the system's out-of-memory killer end the engine. 72 million is a page of
+ * A3 scanned at 600 dpi.
+ */
+export const MAX_IMAGE_PIXELS = 72_000_000
+const tooLargeWhy = `over ${MAX_IMAGE_PIXELS / 1_000_000} million pixels`
 
 function openPdf(lib: PdfJs, bytes: Uint8Array) {
   return lib.getDocument({
@@ -329,12 +353,16 @@ function openPdf(lib: PdfJs, bytes: Uint8Array) {
     disableRange: true,
     useWorkerFetch: false,
     stopAtErrors: false,
-    verbosity: 0,
+    maxImageSize: MAX_IMAGE_PIXELS,
+    // Warnings, to learn of images left out; pdf-warnings.ts keeps them off the console.
+    verbosity: 1,
     ...dataDirs(),
   })
 }
 
-export const parsePdf: ParserFn = guarded('PDF', async (bytes, _relativePath, ctx) => {
+export const parsePdf: ParserFn = guarded('PDF', (bytes, _relativePath, ctx) => countingPdfWarnings(() => readPdf(bytes, ctx)))
+
+async function readPdf(bytes: Uint8Array, ctx: ParseContext): Promise<ParsedDocument> {
   if (bytes.length < 8 || !new TextDecoder('latin1').decode(bytes.subarray(0, 1024)).includes('%PDF-')) {
     throw new ParseError('file is not a valid PDF (no %PDF header)')
   }
@@ -376,4 +404,4 @@ export const parsePdf: ParserFn = guarded('PDF', async (bytes, _relativePath, ct
   } finally {
     await task.destroy().catch(() => undefined)
   }
-})
+}
