@@ -267,20 +267,27 @@ async function syncFolder(db: Db, root: string, opts: ImportOptions, jobId: stri
 
   let cancelled = false
   try {
-    for (const item of plan.files) {
-      if (signal?.aborted) {
-        cancelled = true
-        break
+    // Long scans put back by the first pass (DEFER_OCR_OVER) are read last, in the same import.
+    for (const [list, defer] of [
+      [plan.files, true],
+      [files.deferred, false],
+    ] as const) {
+      for (const item of list) {
+        if (signal?.aborted) {
+          cancelled = true
+          break
+        }
+        p.currentFile = item.file.relativePath
+        progress.emit()
+        const prepared = await files.prepare(item, defer)
+        if (prepared) {
+          pending.push(prepared)
+          pendingTexts += prepared.texts.length
+        }
+        if (defer && files.deferred.at(-1) === item) continue
+        progress.fileDone(item.file.size)
+        if (pendingTexts >= EMBED_FLUSH_TEXTS) await flush()
       }
-      p.currentFile = item.file.relativePath
-      progress.emit()
-      const prepared = await files.prepare(item)
-      if (prepared) {
-        pending.push(prepared)
-        pendingTexts += prepared.texts.length
-      }
-      progress.fileDone(item.file.size)
-      if (pendingTexts >= EMBED_FLUSH_TEXTS) await flush()
     }
     if (!cancelled) await flush()
   } catch (err) {

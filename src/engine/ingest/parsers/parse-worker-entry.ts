@@ -29,23 +29,30 @@ function progressSender(id: number): (p: FileProgress) => void {
   }
 }
 
-port.on('message', async (m: { type: 'parse'; id: number; bytes: Uint8Array; relativePath: string; ocr?: boolean }) => {
-  if (m.type !== 'parse') return
-  let doc
-  try {
-    doc = await parseFile(m.bytes, m.relativePath, { onProgress: progressSender(m.id), ocr: m.ocr !== false })
-  } catch (err) {
-    // parseFile turns every failure into a ParseError whose message is meant for the person.
-    port.postMessage({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) })
-    return
-  }
-  try {
-    port.postMessage({ type: 'result', id: m.id, doc })
-  } catch {
-    // Metadata a parser passed through that cannot be cloned (a function, a class instance):
-    // what JSON keeps of it is all the chunker and version detection look at.
-    port.postMessage({ type: 'result', id: m.id, doc: { ...doc, meta: JSON.parse(JSON.stringify(doc.meta)) as unknown } })
-  }
-})
+port.on(
+  'message',
+  async (m: { type: 'parse'; id: number; bytes: Uint8Array; relativePath: string; ocr?: boolean; deferOcrOver?: number }) => {
+    if (m.type !== 'parse') return
+    let doc
+    try {
+      doc = await parseFile(m.bytes, m.relativePath, {
+        onProgress: progressSender(m.id),
+        ocr: m.ocr !== false,
+        deferOcrOver: m.deferOcrOver,
+      })
+    } catch (err) {
+      // parseFile turns every failure into a ParseError whose message is meant for the person.
+      port.postMessage({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) })
+      return
+    }
+    try {
+      port.postMessage({ type: 'result', id: m.id, doc })
+    } catch {
+      // Metadata a parser passed through that cannot be cloned (a function, a class instance):
+      // what JSON keeps of it is all the chunker and version detection look at.
+      port.postMessage({ type: 'result', id: m.id, doc: { ...doc, meta: JSON.parse(JSON.stringify(doc.meta)) as unknown } })
+    }
+  },
+)
 
 port.postMessage({ type: 'ready' })

@@ -383,6 +383,9 @@ async function readPdf(bytes: Uint8Array, ctx: ParseContext): Promise<ParsedDocu
     const numPages = doc.numPages
     const read = await readPages(doc, ctx)
     if (numPages > 0 && read.failedPages === numPages) throw pdfError(read.pageError)
+    const toRecognise = pagesToRecognise(read.pages).length
+    if (ctx.ocr !== false && ctx.deferOcrOver !== undefined && toRecognise > ctx.deferOcrOver)
+      return { title: null, meta: {}, sections: [], deferredOcrPages: toRecognise }
     const ocr = await recognise(lib, doc, read, ctx)
     const meta = await readMeta(doc)
     const b = new DocBuilder()

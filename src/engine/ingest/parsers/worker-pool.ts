@@ -15,7 +15,7 @@ import { ParseError, type FileProgress, type ParsedDocument } from '../types'
  *
  * Messages (worker -> pool): {type:'ready'} once loaded | {type:'progress', id, progress} while a long
  * file is parsed (its pages) | {type:'result', id, doc} | {type:'error', id, message}
- * Messages (pool -> worker): {type:'parse', id, bytes, relativePath, ocr}
+ * Messages (pool -> worker): {type:'parse', id, bytes, relativePath, ocr, deferOcrOver}
  */
 
 /** Long enough for a legitimate 300 MB PDF on a slow machine, short enough that a stuck file ends. */
@@ -47,6 +47,8 @@ interface Task {
   transfer: boolean
   /** ParseContext.ocr: false when the collection has text recognition off. */
   ocr: boolean
+  /** ParseContext.deferOcrOver. */
+  deferOcrOver: number | undefined
   signal: AbortSignal | undefined
   onProgress: ParseProgress | undefined
   resolve: (doc: ParsedDocument) => void
@@ -122,7 +124,13 @@ export class ParsePool {
   parse(
     bytes: Uint8Array,
     relativePath: string,
-    opts: { signal?: AbortSignal | undefined; transfer?: boolean; onProgress?: ParseProgress | undefined; ocr?: boolean } = {},
+    opts: {
+      signal?: AbortSignal | undefined
+      transfer?: boolean
+      onProgress?: ParseProgress | undefined
+      ocr?: boolean
+      deferOcrOver?: number | undefined
+    } = {},
   ): Promise<ParsedDocument> {
     if (this.closed) return Promise.reject(new Error('the parser pool is closed'))
     if (opts.signal?.aborted) return Promise.reject(abortError())
@@ -133,6 +141,7 @@ export class ParsePool {
         relativePath,
         transfer: !!opts.transfer,
         ocr: opts.ocr !== false,
+        deferOcrOver: opts.deferOcrOver,
         signal: opts.signal,
         onProgress: opts.onProgress,
         resolve,
@@ -204,7 +213,7 @@ export class ParsePool {
         const bytes = task.bytes
         const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
         this.worker.postMessage(
-          { type: 'parse', id: task.id, bytes, relativePath: task.relativePath, ocr: task.ocr },
+          { type: 'parse', id: task.id, bytes, relativePath: task.relativePath, ocr: task.ocr, deferOcrOver: task.deferOcrOver },
           task.transfer && whole && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [],
         )
       },
@@ -305,6 +314,7 @@ export function parseIsolated(
     onProgress?: ParseProgress | undefined
     /** Text recognition of scanned pages and images; on unless false. */
     ocr?: boolean | undefined
+    deferOcrOver?: number | undefined
   } = {},
 ): Promise<ParsedDocument> {
   const pool = opts.pool ?? (shared ??= new ParsePool())
@@ -314,5 +324,6 @@ export function parseIsolated(
     transfer: true,
     onProgress: opts.onProgress,
     ocr: opts.ocr !== false,
+    deferOcrOver: opts.deferOcrOver,
   })
 }

@@ -12,6 +12,13 @@ import { clearReading, noteReading } from './reading'
 import type { StageTimer } from './timings'
 import { isTransientFailure, writeFailure, writeTouched, type FailedFile } from './write'
 
+/**
+ * A PDF with more pages than this to recognise (a minute or more on two cores) is read after the
+ * rest of the folder, in the same import: a person expects the short files first, not to wait on a
+ * long scan that happens to come first in the folder. Its text layer is read twice for it.
+ */
+export const DEFER_OCR_OVER = 10
+
 /** A failure reason as stored and shown: one line of plain text, whatever the library's message held. */
 export function reasonText(reason: string): string {
   const line = stripControls(reason).replace(/\s+/g, ' ').trim()
@@ -50,6 +57,8 @@ export class FilePreparer {
   notRetried = 0
   /** Per-file notices (pages left out, and why), prefixed with the file's path. */
   readonly notices: string[] = []
+  /** Files put back to be read after the rest of the folder (DEFER_OCR_OVER). */
+  readonly deferred: PlannedFile[] = []
 
   constructor(
     private readonly ctx: PrepareContext,
@@ -87,7 +96,7 @@ export class FilePreparer {
   }
 
   /** The parse stage, with the file noted while a reader that can stop the engine has it (reading.ts). */
-  private async parse(item: PlannedFile, read: { bytes: Uint8Array; sha: string }): Promise<ParsedFile> {
+  private async parse(item: PlannedFile, read: { bytes: Uint8Array; sha: string }, defer: boolean): Promise<ParsedFile> {
     const { ctx } = this
     const f = item.file
     const noted = mayStopTheProcess(f.relativePath)
@@ -101,14 +110,18 @@ export class FilePreparer {
         pool: ctx.pool,
         onProgress: (fp) => ctx.progress.fileProgress(fp),
         ocr: ctx.ocr,
+        deferOcrOver: defer ? DEFER_OCR_OVER : undefined,
       })
     } finally {
       if (noted) await clearReading(ctx.db, ctx.collection)
     }
   }
 
-  /** Parse and chunk one file; null when there is nothing to write (unchanged, or failed and recorded). */
-  async prepare(item: PlannedFile): Promise<PreparedDocument | null> {
+  /**
+   * Parse and chunk one file; null when there is nothing to write (unchanged, failed and recorded,
+   * or put back in `deferred` to be read again, with `defer` false, after the rest).
+   */
+  async prepare(item: PlannedFile, defer = true): Promise<PreparedDocument | null> {
     const { ctx } = this
     const p = ctx.progress.state
     if (item.decision === 'unchanged') {
@@ -122,7 +135,7 @@ export class FilePreparer {
       await this.fail(file, read.reason, null)
       return null
     }
-    ctx.progress.worked(item.file.size)
+    if (defer) ctx.progress.worked(item.file.size)
     if (read.status === 'same') {
       await writeTouched(ctx.db, item)
       if (item.storedFailed) return this.stillFailed(item)
@@ -130,7 +143,11 @@ export class FilePreparer {
       return null
     }
     try {
-      const parsed = await this.parse(item, read)
+      const parsed = await this.parse(item, read, defer)
+      if (parsed.parsed.deferredOcrPages !== undefined) {
+        this.deferred.push(item)
+        return null
+      }
       for (const n of parsed.parsed.notices ?? []) this.notices.push(`${item.file.relativePath}: ${n}`)
       const t0 = performance.now()
       const prepared = chunkParsed(item, parsed, {
