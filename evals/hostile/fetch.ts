@@ -55,6 +55,26 @@ async function copyFolders(root: string, out: string, folders: { from: string; a
   return n
 }
 
+/** Copies the files under `from` whose relative path matches `pattern` into `out`, keeping their folders. */
+async function copyMatching(from: string, out: string, pattern: RegExp): Promise<number> {
+  let n = 0
+  for (const f of await filesUnder(from)) {
+    if (!pattern.test(f)) continue
+    await mkdir(path.dirname(path.join(out, f)), { recursive: true })
+    await cp(path.join(from, f), path.join(out, f))
+    n++
+  }
+  return n
+}
+
+/**
+ * OCRmyPDF's test PDFs that are hostile to a reader (sizes, colour spaces, fonts, structure). Its
+ * ordinary scans (skewed, rotated, multi-column) are left out: recognising them costs minutes on
+ * two cores and tests recognition, which evals/parsers/ocr-scans measures, not survival.
+ */
+const OCRMYPDF_HOSTILE =
+  /^(hugemono|enormous|multipage|2400dpi|jbig2_baddevicen|type3_font_nomapping|truetype_font_nomapping|docinfo_latin1_key|missing_docinfo|no_contents|negzero|livecycle|invalid|trivial|blank|aspect|kcs|formxobject|overlay|vector|toc|link|tagged)\.pdf$/
+
 interface SpecExample {
   markdown: string
   html: string
@@ -109,6 +129,29 @@ export const SOURCES: Source[] = [
     sha256: 'ca3fa902369e98a6d2cb7b56396de902b72ef9bb3c1e8706c1bfc7d8bd0cf0d7',
     what: 'its test resources (resources/: PDFs, encrypted, damaged, forms, scans, font samplers, and the text files beside them)',
     take: (unpacked, out) => copyFolders(unpacked, out, [{ from: 'resources', as: 'resources' }]),
+  },
+  {
+    id: 'ocrmypdf',
+    registry: 'pypi',
+    name: 'ocrmypdf',
+    version: '17.13.0',
+    archive: 'ocrmypdf-17.13.0.tar.gz',
+    sha256: '151c35d810eb628fbc5cb9bbe80b834ecf094737efa0e7a2e9e1fac3c730ed49',
+    what: 'the hostile ones of its test PDFs (tests/resources: a 35,000 x 35,000 pixel page, 9,000 x 9,000 RGB images, a 2,400 dpi page, JBIG2 in a broken DeviceN colour space, Type 3 and TrueType fonts without a character map, a Latin-1 Info key, no /Contents, negative zeros, a LiveCycle form, an invalid file; its ordinary scans are measured by evals/parsers/ocr-scans instead)',
+    take: (unpacked, out) => copyMatching(path.join(unpacked, 'tests/resources'), out, OCRMYPDF_HOSTILE),
+  },
+  {
+    id: 'pikepdf',
+    registry: 'pypi',
+    name: 'pikepdf',
+    version: '10.18.0',
+    archive: 'pikepdf-10.18.0.tar.gz',
+    sha256: 'cb555ebff93482e8a6eb55881488b469bbb2b5675161c1b93a0510a8642d98d0',
+    what: 'its test PDFs (tests/resources and tests/resources/fuzz, and its fuzzer corpus: JPEG 2000, JBIG2 with globals, CCITT, RLE, inline and palette images, cyclic outlines, content-stream errors, a fuzzer-found file, encrypted files, forms; not its pdfa/ copies of OCRmyPDF files)',
+    async take(unpacked, out) {
+      const n = await copyMatching(path.join(unpacked, 'tests/resources'), path.join(out, 'resources'), /^(fuzz\/)?[^/]+\.pdf$/i)
+      return n + (await copyMatching(path.join(unpacked, 'fuzzing/corpus'), path.join(out, 'fuzzing'), /\.pdf$/i))
+    },
   },
   {
     id: 'python-docx',
@@ -192,7 +235,8 @@ export interface Manifest {
 /** Beside the corpus folder (DIR/manifest.json), so that the corpus holds the packages' files only. */
 export const manifestOf = (corpus: string): string => path.join(path.dirname(corpus), 'manifest.json')
 
-const pins = () => SOURCES.map((s) => `${s.registry}:${s.name}@${s.version}:${s.sha256}`).join('\n')
+// What is taken is part of the pin: a changed selection rebuilds the corpus too.
+const pins = () => SOURCES.map((s) => `${s.registry}:${s.name}@${s.version}:${s.sha256}:${s.what}`).join('\n')
 
 /** Fetches every source into `dir/corpus` (archives kept in `dir/archives`); returns the corpus folder. */
 export async function fetchHostileCorpus(dir: string, log: (m: string) => void = () => {}): Promise<string> {

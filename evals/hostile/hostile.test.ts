@@ -9,8 +9,8 @@ import { SOURCES } from './fetch'
 import type { HostileRun } from './run'
 
 /**
- * The hostile-folder suite (issue 26): the real test files of pypdf, python-docx, mammoth, the
- * CommonMark spec and Beautiful Soup's fuzzer, fetched by `npx tsx evals/hostile/fetch.ts .hostile`
+ * The hostile-folder suite (issue 26): the real test files of pypdf, pikepdf, OCRmyPDF (its hostile
+ * PDFs), python-docx, mammoth, the CommonMark spec and Beautiful Soup's fuzzer, fetched by `npx tsx evals/hostile/fetch.ts .hostile`
  * (CI runs it in .ci/run), imported whole in a process of its own (evals/hostile/run.ts) so that
  * its peak memory is the import's. Every file must end imported, failed with a reason or skipped
  * with a reason; nothing may crash; no stored chunk and no search result may hold a control

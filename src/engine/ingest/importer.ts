@@ -10,6 +10,7 @@ import { PARSERS_VERSION } from './parsers/index'
 import type { PreparedDocument } from './sync/chunk'
 import { embedBatch } from './sync/embed'
 import { FilePreparer } from './sync/prepare'
+import { failStoppedReading } from './sync/reading'
 import { planSync, type SyncPlan } from './sync/plan'
 import { ProgressReporter } from './sync/progress'
 import { StageTimer } from './sync/timings'
@@ -221,6 +222,8 @@ class FolderSync {
   /** Walks the folder and compares it with the store; refuses a sync that would empty the collection. */
   private async plan(): Promise<SyncPlan> {
     const { db, root, opts } = this
+    // Before the plan, so that it sees the file the engine stopped on as failed, unread since.
+    const stoppedOn = await failStoppedReading(db, opts.collection)
     const plan = await planSync(
       db,
       root,
@@ -228,6 +231,10 @@ class FolderSync {
       this.timer,
     )
     checkNotEmptying(plan, root, opts.collection, opts)
+    if (stoppedOn)
+      this.notices.push(
+        `${stoppedOn}: the engine stopped while reading this file in the last import; it is listed as failed and tried again when it changes.`,
+      )
     if (plan.kept > 0) {
       const where = plan.walk.unlisted.map((u) => (u === '.' ? root : u)).join(', ')
       this.notices.push(
@@ -277,20 +284,27 @@ class FolderSync {
     const { signal } = this.opts
     let cancelled = false
     try {
-      for (const item of plan.files) {
-        if (signal?.aborted) {
-          cancelled = true
-          break
+      // Long scans put back by the first pass (DEFER_OCR_OVER) are read last, in the same import.
+      for (const [list, defer] of [
+        [plan.files, true],
+        [files.deferred, false],
+      ] as const) {
+        for (const item of list) {
+          if (signal?.aborted) {
+            cancelled = true
+            break
+          }
+          this.progress.state.currentFile = item.file.relativePath
+          this.progress.emit()
+          const prepared = await files.prepare(item, defer)
+          if (prepared) {
+            this.pending.push(prepared)
+            this.pendingTexts += prepared.texts.length
+          }
+          if (defer && files.deferred.at(-1) === item) continue
+          this.progress.fileDone(item.file.size)
+          if (this.pendingTexts >= EMBED_FLUSH_TEXTS) await this.flush(files)
         }
-        this.progress.state.currentFile = item.file.relativePath
-        this.progress.emit()
-        const prepared = await files.prepare(item)
-        if (prepared) {
-          this.pending.push(prepared)
-          this.pendingTexts += prepared.texts.length
-        }
-        this.progress.fileDone(item.file.size)
-        if (this.pendingTexts >= EMBED_FLUSH_TEXTS) await this.flush(files)
       }
       if (!cancelled) await this.flush(files)
     } catch (err) {

@@ -44,6 +44,11 @@ export interface ParsedDocument {
    * without the file's name (the import report adds it).
    */
   notices?: string[]
+  /**
+   * Set, with nothing read, when ParseContext.deferOcrOver was given and the file has more pages
+   * to recognise than that: how many. The import reads it again after the rest of the folder.
+   */
+  deferredOcrPages?: number
 }
 
 /** One page of a paged format, as its text layer read. */
@@ -91,6 +96,10 @@ export interface ParseContext {
   onProgress?: (p: FileProgress) => void
   /** Read pages without a text layer (scans, images) by text recognition; on unless false. */
   ocr?: boolean
+  /** The most pages of one file recognised in one parse (pdf-ocr.ts OCR_PAGE_CAP unless given). */
+  ocrPageCap?: number
+  /** Stop at once, returning deferredOcrPages, when more pages than this are to be recognised. */
+  deferOcrOver?: number
 }
 
 /** A file a parser cannot read. The message is shown to the person, so it says what is wrong in words. */

@@ -130,6 +130,18 @@ export function formatSignature(relativePath: string): string {
   return v === undefined ? '' : `;${f}=${v}`
 }
 
+/**
+ * Whether reading a file of this type runs code that can take the whole process down rather than
+ * fail: PDFs (pdf.js draws scanned pages on a native canvas and decodes their images into memory
+ * outside the parser thread's heap limit) and images (tesseract's wasm). A native crash or the
+ * system's out-of-memory killer there ends the engine, not only the parser thread; such files are
+ * marked while they are read (sync/reading.ts) so the next sync fails the one that did it.
+ */
+export function mayStopTheProcess(relativePath: string): boolean {
+  const f = formatOf(relativePath)
+  return f === 'pdf' || f === 'image'
+}
+
 /** The parser for a file, by extension; null when the type is not supported. */
 export function parserFor(relativePath: string): ParserFn | null {
   const f = formatOf(relativePath)

@@ -46,6 +46,25 @@ describe('scanned PDF pages', () => {
     ])
   }, 60_000)
 
+  it('recognises at most ocrPageCap pages of one file, names the rest in a notice, and does not hold the parse on them', async () => {
+    const progress: FileProgress[] = []
+    const pdf = makeScannedPdf([
+      '',
+      await scanImage(['The first scanned page about herons.']),
+      await scanImage(['The second scanned page about egrets.']),
+      await scanImage(['The third scanned page about bitterns.']),
+      await scanImage(['The fourth scanned page about storks.']),
+    ])
+    const d = await parsePdf(pdf, 'long-scan.pdf', { onProgress: (p) => progress.push(p), ocrPageCap: 2 })
+    // The blank first page costs no recognition and does not count.
+    expect(d.sections.flatMap((s) => s.blocks).map((b) => b.page)).toEqual([2, 3])
+    expect(d.pages!.filter((p) => p.ocr).map((p) => p.page)).toEqual([2, 3])
+    expect(d.notices).toEqual([
+      'pages 4-5 were not read by text recognition: at most 2 pages of one file are recognised, so that one long scan does not hold up the rest of the folder (split the file to have them read)',
+    ])
+    expect(progress.filter((p) => p.stage === 'ocr').at(-1)).toEqual({ stage: 'ocr', done: 5, total: 5 })
+  }, 120_000)
+
   it('reads a mixed PDF: typed pages from their text layer, the scanned one recognised, a blank one skipped, in page order', async () => {
     const progress: FileProgress[] = []
     const pdf = makeScannedPdf([

@@ -1,6 +1,7 @@
 import type { ParseContext, ParsedPage } from '../types'
 import { Recogniser } from './ocr'
 import type { PdfLine } from './pdf-layout'
+import { removedImages } from './pdf-warnings'
 import { renderPage, type CanvasFactoryLike, type RenderablePage } from './pdf-render'
 
 /**
@@ -29,8 +30,19 @@ async function drawsImage(page: { getOperatorList(): Promise<{ fnArray: number[]
   return list.fnArray.some((f) => wanted.has(f))
 }
 
+/**
+ * The most pages of one file read by text recognition in one parse: 3-6 s a page on two cores
+ * (docs/parsers.md), so about ten minutes. A scan of thousands of pages would otherwise hold the
+ * import, and every file after it, for hours; the pages past it are left out and named.
+ */
+export const OCR_PAGE_CAP = 100
+
 export interface OcrPagesResult {
   lines: PdfLine[]
+  /** Pages with no text whose image pdf.js left out as too large (pdf.ts MAX_IMAGE_PIXELS). */
+  tooLarge: number[]
+  /** Pages not examined because OCR_PAGE_CAP pages had been recognised. */
+  capped: number[]
   /** Pages with no text that draw an image (scans), recognised or not. */
   scanned: number[]
   /** Pages that could not be rendered or recognised, and the last error. */
@@ -64,22 +76,33 @@ export async function scannedPages(doc: OcrDoc, pages: ParsedPage[], ops: PdfOps
 
 /** Recognises `todo` (in page order), setting each page's `ocr` and `chars`; progress per page. */
 export async function recognisePages(doc: OcrDoc, todo: ParsedPage[], ctx: ParseContext, ops: PdfOps): Promise<OcrPagesResult> {
-  const out: OcrPagesResult = { lines: [], scanned: [], failed: [], error: null }
+  const out: OcrPagesResult = { lines: [], tooLarge: [], capped: [], scanned: [], failed: [], error: null }
   if (todo.length === 0) return out
+  const cap = ctx.ocrPageCap ?? OCR_PAGE_CAP
+  let rendered = 0
   const rec = new Recogniser()
   try {
     ctx.onProgress?.({ stage: 'ocr', done: 0, total: todo.length })
     for (let i = 0; i < todo.length; i++) {
       const p = todo[i]!
+      if (rendered >= cap) {
+        out.capped = todo.slice(i).map((x) => x.page)
+        ctx.onProgress?.({ stage: 'ocr', done: todo.length, total: todo.length })
+        break
+      }
       try {
         const page = await doc.getPage(p.page)
-        // A page with no text and no image is blank: nothing to render or read.
+        // A page with no text and no image is blank: nothing to render or read. One whose image
+        // pdf.js left out as too large is named instead.
+        const removedBefore = removedImages()
         if (!p.unreadable && !(await drawsImage(page, ops))) {
+          if (removedImages() > removedBefore) out.tooLarge.push(p.page)
           page.cleanup()
           ctx.onProgress?.({ stage: 'ocr', done: i + 1, total: todo.length })
           continue
         }
         if (!p.unreadable) out.scanned.push(p.page)
+        rendered++
         const img = await renderPage(page, doc.canvasFactory as CanvasFactoryLike)
         page.cleanup()
         const r = await rec.recognise(img.png, img.width, img.height)

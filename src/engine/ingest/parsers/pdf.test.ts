@@ -215,6 +215,8 @@ describe('pdf', () => {
       (await parseError(parsePdf(makePdf([[{ size: 11, y: 700, text: 'secret' }]], { encrypted: true }), 'e.pdf'))).message,
     ).toMatch(/PDF is encrypted/)
     expect((await parseError(parsePdf(makePdf([[]]), 'empty.pdf'))).message).toMatch(/no text/)
+    // pikepdf's newline-buffer-test.pdf has no page: it was said to have 'all 0 pages' in unreadable fonts.
+    expect((await parseError(parsePdf(makePdf([]), 'no-pages.pdf'))).message).toBe('PDF has no pages')
   })
 
   // Issue 26: with no title in the metadata the first heading became the title, and every later

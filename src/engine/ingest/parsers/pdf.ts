@@ -5,7 +5,8 @@ import { ParseError } from '../types'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { buildSections, dropRunningHeaders, type PdfLine } from './pdf-layout'
-import { pagesToRecognise, recognisePages, scannedPages } from './pdf-ocr'
+import { OCR_PAGE_CAP, pagesToRecognise, recognisePages, scannedPages } from './pdf-ocr'
+import { countingPdfWarnings } from './pdf-warnings'
 import { isUnreadableText, stripControls } from './textcheck'
 
 /**
@@ -225,6 +226,18 @@ function pageNotices(read: ReadPages, ocr: Ocr): string[] {
       `${one ? 'page' : 'pages'} ${pageList(ocr.scanned)} ${one ? 'is a scanned image' : 'are scanned images'} and text recognition is off for this collection: left out of the index`,
     )
   }
+  if (ocr.tooLarge.length > 0) {
+    const one = ocr.tooLarge.length === 1
+    out.push(
+      `${one ? 'page' : 'pages'} ${pageList(ocr.tooLarge)} ${one ? 'holds a scanned image' : 'hold scanned images'} too large to read (${tooLargeWhy}) and ${one ? 'was' : 'were'} left out`,
+    )
+  }
+  if (ocr.capped.length > 0) {
+    const one = ocr.capped.length === 1
+    out.push(
+      `${one ? 'page' : 'pages'} ${pageList(ocr.capped)} ${one ? 'was' : 'were'} not read by text recognition: at most ${ocr.cap} pages of one file are recognised, so that one long scan does not hold up the rest of the folder (split the file to have ${one ? 'it' : 'them'} read)`,
+    )
+  }
   if (ocr.failed.length > 0)
     out.push(`text recognition failed on ${ocr.failed.length === 1 ? 'page' : 'pages'} ${pageList(ocr.failed)}: left out`)
   if (read.failedPages > 0)
@@ -266,11 +279,17 @@ interface Ocr {
   /** Scanned pages (no text, an image); when off, those it would have read (of the first OFF_CHECK_PAGES). */
   scanned: number[]
   failed: number[]
+  /** Pages with no text whose image pdf.js left out as too large (MAX_IMAGE_PIXELS). */
+  tooLarge: number[]
+  /** Pages left unexamined past the page cap (pdf-ocr.ts OCR_PAGE_CAP). */
+  capped: number[]
+  cap: number
   /** The last failure's reason. */
   error?: unknown
 }
 
 function noTextError(read: ReadPages, numPages: number, ocr: Ocr): ParseError {
+  if (numPages === 0) return new ParseError('PDF has no pages')
   // Nothing was read, and recognition failed on a page: that failure is the reason.
   if (ocr.failed.length > 0) {
     const reason = ocr.error instanceof Error ? ocr.error.message : String(ocr.error)
@@ -286,6 +305,10 @@ function noTextError(read: ReadPages, numPages: number, ocr: Ocr): ParseError {
     return new ParseError(
       `PDF has no text to read: ${unreadable} of ${numPages} pages are set in fonts without a usable character map and the rest have no text (${why})`,
     )
+  if (ocr.tooLarge.length > 0)
+    return new ParseError(
+      `PDF has no text to read: its scanned ${ocr.tooLarge.length === 1 ? 'image is' : 'images are'} too large to read (${tooLargeWhy})`,
+    )
   if (ocr.off && ocr.scanned.length > 0) return new ParseError(`PDF has no text to read: its pages are scanned images and ${why}`)
   return new ParseError(
     ocr.off
@@ -298,13 +321,25 @@ function noTextError(read: ReadPages, numPages: number, ocr: Ocr): ParseError {
 async function recognise(lib: PdfJs, doc: PdfDocument, read: ReadPages, ctx: ParseContext): Promise<Ocr> {
   const todo = pagesToRecognise(read.pages)
   const off = ctx.ocr === false
-  if (off) return { off, scanned: await scannedPages(doc as never, todo, lib.OPS), failed: [] }
+  const cap = ctx.ocrPageCap ?? OCR_PAGE_CAP
+  if (off) return { off, scanned: await scannedPages(doc as never, todo, lib.OPS), failed: [], capped: [], tooLarge: [], cap }
   const got = await recognisePages(doc as never, todo, ctx, lib.OPS)
   if (got.lines.length > 0) {
     read.lines = [...read.lines, ...got.lines].sort((a, z) => a.page - z.page)
   }
-  return { off, scanned: got.scanned, failed: got.failed, error: got.error }
+  return { off, scanned: got.scanned, failed: got.failed, capped: got.capped, tooLarge: got.tooLarge, cap, error: got.error }
 }
+
+/**
+ * The largest image pdf.js decodes, in pixels; larger ones are left out of every page they are
+ * on. pdf.js decodes an image whole and draws it through a canvas of its full size, four bytes a
+ * pixel, none of it on the parser thread's heap (its limit does not see it): one image of 144
+ * million pixels, a few hundred kilobytes deflated, took the process to 2.5 GB, and a page of
+ * several would have the system's out-of-memory killer end the engine. 72 million is a page of
+ * A3 scanned at 600 dpi.
+ */
+export const MAX_IMAGE_PIXELS = 72_000_000
+const tooLargeWhy = `over ${MAX_IMAGE_PIXELS / 1_000_000} million pixels`
 
 function openPdf(lib: PdfJs, bytes: Uint8Array) {
   return lib.getDocument({
@@ -318,12 +353,16 @@ function openPdf(lib: PdfJs, bytes: Uint8Array) {
     disableRange: true,
     useWorkerFetch: false,
     stopAtErrors: false,
-    verbosity: 0,
+    maxImageSize: MAX_IMAGE_PIXELS,
+    // Warnings, to learn of images left out; pdf-warnings.ts keeps them off the console.
+    verbosity: 1,
     ...dataDirs(),
   })
 }
 
-export const parsePdf: ParserFn = guarded('PDF', async (bytes, _relativePath, ctx) => {
+export const parsePdf: ParserFn = guarded('PDF', (bytes, _relativePath, ctx) => countingPdfWarnings(() => readPdf(bytes, ctx)))
+
+async function readPdf(bytes: Uint8Array, ctx: ParseContext): Promise<ParsedDocument> {
   if (bytes.length < 8 || !new TextDecoder('latin1').decode(bytes.subarray(0, 1024)).includes('%PDF-')) {
     throw new ParseError('file is not a valid PDF (no %PDF header)')
   }
@@ -344,6 +383,9 @@ export const parsePdf: ParserFn = guarded('PDF', async (bytes, _relativePath, ct
     const numPages = doc.numPages
     const read = await readPages(doc, ctx)
     if (numPages > 0 && read.failedPages === numPages) throw pdfError(read.pageError)
+    const toRecognise = pagesToRecognise(read.pages).length
+    if (ctx.ocr !== false && ctx.deferOcrOver !== undefined && toRecognise > ctx.deferOcrOver)
+      return { title: null, meta: {}, sections: [], deferredOcrPages: toRecognise }
     const ocr = await recognise(lib, doc, read, ctx)
     const meta = await readMeta(doc)
     const b = new DocBuilder()
@@ -365,4 +407,4 @@ export const parsePdf: ParserFn = guarded('PDF', async (bytes, _relativePath, ct
   } finally {
     await task.destroy().catch(() => undefined)
   }
-})
+}

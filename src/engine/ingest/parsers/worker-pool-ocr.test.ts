@@ -5,7 +5,7 @@ import { ParsePool } from './worker-pool'
 
 /**
  * Text recognition in the real parser worker (parse-worker-entry.ts, which starts tesseract.js's
- * own worker thread from inside it): the file's time limit grows with the pages to recognise, and
+ * own worker thread from inside it): each page of recognition has a time limit of its own, and
  * cancelling stops it at once.
  */
 
@@ -20,7 +20,7 @@ async function scan(pages: number): Promise<Uint8Array> {
 }
 
 describe('text recognition in the parser worker', () => {
-  it('extends the time limit by the pages to recognise: the same file fails without the allowance', async () => {
+  it('gives each recognised page a time limit of its own: a scan longer than the base limit is read, a page over its limit is stopped', async () => {
     const pdf = await scan(3)
     // A first run in a fresh pool (as each below is) times the start (pdf.js loading, reading the
     // pages) and the recognition; the base limit is set a third of the way into the recognition.
@@ -33,22 +33,16 @@ describe('text recognition in the parser worker', () => {
     const all = Date.now() - w0
     await first.close()
     const base = Math.round((toOcr + (all - toOcr) / 3) / 100) * 100
-    expect(all - base).toBeGreaterThan(1000)
 
-    const t0 = Date.now()
-    const strict = new ParsePool({ timeoutMs: base, ocrPageTimeoutMs: 0 })
+    const strict = new ParsePool({ timeoutMs: base, ocrPageTimeoutMs: 100 })
     const fail = await strict.parse(pdf.slice(), 'scan.pdf').catch((e: unknown) => e)
     await strict.close()
-    expect((fail as Error).message).toBe(`took longer than ${base / 1000} s to parse`)
-    expect(Date.now() - t0).toBeLessThan(base + 5000)
+    expect((fail as Error).message).toBe('text recognition of one page took longer than 0.1 s')
 
     const progress: FileProgress[] = []
-    const lenient = new ParsePool({ timeoutMs: base, ocrPageTimeoutMs: 20_000 })
-    const t1 = Date.now()
+    const lenient = new ParsePool({ timeoutMs: base, ocrPageTimeoutMs: all })
     const doc = await lenient.parse(pdf.slice(), 'scan.pdf', { onProgress: (p) => progress.push(p) })
-    const took = Date.now() - t1
     await lenient.close()
-    expect(took).toBeGreaterThan(base)
     expect(doc.pages!.every((p) => p.ocr && p.ocr.confidence > 80)).toBe(true)
     expect(doc.sections.flatMap((s) => s.blocks).map((b) => b.page)).toContain(3)
     expect(progress.filter((p) => p.stage === 'ocr').map((p) => p.done)).toEqual([0, 1, 2, 3])

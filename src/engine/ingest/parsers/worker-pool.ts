@@ -15,19 +15,21 @@ import { ParseError, type FileProgress, type ParsedDocument } from '../types'
  *
  * Messages (worker -> pool): {type:'ready'} once loaded | {type:'progress', id, progress} while a long
  * file is parsed (its pages) | {type:'result', id, doc} | {type:'error', id, message}
- * Messages (pool -> worker): {type:'parse', id, bytes, relativePath, ocr}
+ * Messages (pool -> worker): {type:'parse', id, bytes, relativePath, ocr, deferOcrOver}
  */
 
 /** Long enough for a legitimate 300 MB PDF on a slow machine, short enough that a stuck file ends. */
 export const DEFAULT_PARSE_TIMEOUT_MS = 120_000
 
 /**
- * Time added to a file's limit per page it has to read by text recognition: a page takes 3-5 s
- * at 300 dpi on a 2-core machine (evals/parsers/ocr-scans.test.ts), so this leaves a slow machine
- * several times that. The parser reports the pages to recognise (progress, stage 'ocr') before
- * it starts on them, and the limit grows then: a 500-page scan is not cut off at two minutes.
+ * The longest one page may take to recognise. A page takes 3-6 s at 300 dpi on a 2-core machine
+ * (docs/parsers.md) and a minute when the machine is busy and the page turned sideways (OCRmyPDF's
+ * cardinal.pdf, four such pages, failed at the old allowance of 30 s a page on a loaded machine).
+ * The parser reports each page it recognises (progress, stage 'ocr'), and each report starts this
+ * limit again: a slow machine finishes a scan, a page that never finishes stops it. How many pages
+ * one file may have recognised is bounded by pdf-ocr.ts OCR_PAGE_CAP.
  */
-export const DEFAULT_OCR_PAGE_TIMEOUT_MS = 30_000
+export const DEFAULT_OCR_PAGE_TIMEOUT_MS = 180_000
 
 type FromWorker =
   | { type: 'ready' }
@@ -45,6 +47,8 @@ interface Task {
   transfer: boolean
   /** ParseContext.ocr: false when the collection has text recognition off. */
   ocr: boolean
+  /** ParseContext.deferOcrOver. */
+  deferOcrOver: number | undefined
   signal: AbortSignal | undefined
   onProgress: ParseProgress | undefined
   resolve: (doc: ParsedDocument) => void
@@ -64,7 +68,7 @@ export interface ParsePoolOptions {
   /** The worker's heap limit in MB (DEFAULT_PARSE_HEAP_MB); tests give a small one. */
   maxHeapMb?: number
   timeoutMs?: number
-  /** Added to the limit per page to recognise (DEFAULT_OCR_PAGE_TIMEOUT_MS). */
+  /** The limit of each page of recognition (DEFAULT_OCR_PAGE_TIMEOUT_MS). */
   ocrPageTimeoutMs?: number
   /** The worker's entry module (a .ts or .js path); tests give one with a parser that never ends. */
   entry?: string
@@ -101,9 +105,9 @@ export class ParsePool {
   private readonly queue: Task[] = []
   private current: Task | null = null
   private timer: NodeJS.Timeout | null = null
-  /** When the running file was handed to the worker, and its current limit (ms). */
-  private started = 0
+  /** The running file's current limit (ms), and whether it is a page of recognition's. */
   private limitMs = 0
+  private recognising = false
   private nextId = 1
   private closed = false
   readonly timeoutMs: number
@@ -120,7 +124,13 @@ export class ParsePool {
   parse(
     bytes: Uint8Array,
     relativePath: string,
-    opts: { signal?: AbortSignal | undefined; transfer?: boolean; onProgress?: ParseProgress | undefined; ocr?: boolean } = {},
+    opts: {
+      signal?: AbortSignal | undefined
+      transfer?: boolean
+      onProgress?: ParseProgress | undefined
+      ocr?: boolean
+      deferOcrOver?: number | undefined
+    } = {},
   ): Promise<ParsedDocument> {
     if (this.closed) return Promise.reject(new Error('the parser pool is closed'))
     if (opts.signal?.aborted) return Promise.reject(abortError())
@@ -131,6 +141,7 @@ export class ParsePool {
         relativePath,
         transfer: !!opts.transfer,
         ocr: opts.ocr !== false,
+        deferOcrOver: opts.deferOcrOver,
         signal: opts.signal,
         onProgress: opts.onProgress,
         resolve,
@@ -197,13 +208,12 @@ export class ParsePool {
         if (this.current !== task || !this.worker) return
         this.worker.ref()
         // The limit counts from the moment the worker has the file, not from its start-up.
-        this.started = Date.now()
-        this.limitMs = this.timeoutMs
-        this.timer = setTimeout(() => this.timeOut(task), this.limitMs)
+        this.recognising = false
+        this.restartLimit(task, this.timeoutMs)
         const bytes = task.bytes
         const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
         this.worker.postMessage(
-          { type: 'parse', id: task.id, bytes, relativePath: task.relativePath, ocr: task.ocr },
+          { type: 'parse', id: task.id, bytes, relativePath: task.relativePath, ocr: task.ocr, deferOcrOver: task.deferOcrOver },
           task.transfer && whole && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [],
         )
       },
@@ -220,7 +230,10 @@ export class ParsePool {
     const task = this.current
     if (!task || task.id !== m.id) return
     if (m.type === 'progress') {
-      if (m.progress.stage === 'ocr') this.extend(task, m.progress.total)
+      if (m.progress.stage === 'ocr') {
+        this.recognising = true
+        this.restartLimit(task, this.ocrPageTimeoutMs)
+      }
       task.onProgress?.(m.progress)
       return
     }
@@ -236,20 +249,22 @@ export class ParsePool {
     if (task) this.finish(task, () => task.reject(new ParseError(reason)))
   }
 
-  /** The running file has `ocrPages` pages to recognise: its limit becomes base + that many pages' allowance. */
-  private extend(task: Task, ocrPages: number): void {
-    const limit = this.timeoutMs + ocrPages * this.ocrPageTimeoutMs
-    if (this.current !== task || limit <= this.limitMs || !this.timer) return
-    this.limitMs = limit
-    clearTimeout(this.timer)
-    this.timer = setTimeout(() => this.timeOut(task), Math.max(0, this.started + limit - Date.now()))
+  /** The running file has `ms` from now: from its start, or from the last page it recognised. */
+  private restartLimit(task: Task, ms: number): void {
+    if (this.current !== task) return
+    if (this.timer) clearTimeout(this.timer)
+    this.limitMs = ms
+    this.timer = setTimeout(() => this.timeOut(task), ms)
   }
 
   private timeOut(task: Task): void {
     if (this.current !== task) return
     const seconds = Math.round(this.limitMs / 100) / 10
     void this.kill()
-    this.finish(task, () => task.reject(new ParseError(`took longer than ${seconds} s to parse`)))
+    const reason = this.recognising
+      ? `text recognition of one page took longer than ${seconds} s`
+      : `took longer than ${seconds} s to parse`
+    this.finish(task, () => task.reject(new ParseError(reason)))
   }
 
   private cancel(task: Task): void {
@@ -299,6 +314,7 @@ export function parseIsolated(
     onProgress?: ParseProgress | undefined
     /** Text recognition of scanned pages and images; on unless false. */
     ocr?: boolean | undefined
+    deferOcrOver?: number | undefined
   } = {},
 ): Promise<ParsedDocument> {
   const pool = opts.pool ?? (shared ??= new ParsePool())
@@ -308,5 +324,6 @@ export function parseIsolated(
     transfer: true,
     onProgress: opts.onProgress,
     ocr: opts.ocr !== false,
+    deferOcrOver: opts.deferOcrOver,
   })
 }

@@ -1,5 +1,5 @@
 import type { ChunkRow, DocumentRow, StoredOcrPage } from '../../store/writer'
-import type { ParsedPage } from '../types'
+import type { ParsedDocument, ParsedPage } from '../types'
 import { chunkId, sha256Hex } from '../../store/ids'
 import { countWords, extractExactTerms } from '../../core/exact-terms'
 import type { TokenCounter } from '../../core/model-ports'
@@ -35,6 +35,34 @@ export interface ChunkOptions {
   signature: string
 }
 
+/** The longest title or heading kept, in characters (longer ones are cut at a word, with an ellipsis). */
+export const MAX_HEADING_CHARS = 200
+
+/** `text` cut to MAX_HEADING_CHARS at the last space before it (if any is near), with an ellipsis. */
+export function clipHeading(text: string): string {
+  if (text.length <= MAX_HEADING_CHARS) return text
+  const cut = text.slice(0, MAX_HEADING_CHARS - 1)
+  const space = cut.lastIndexOf(' ')
+  return (space > MAX_HEADING_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd() + '…'
+}
+
+/**
+ * A parsed document with its title and headings cut short. A title goes into the breadcrumb of
+ * every chunk (stored, embedded and searched with each), and a breadcrumb through the exact-term
+ * extraction, which takes time quadratic in a run of letters: a PDF whose Info Title held 4 MB
+ * held the import, on the engine's own thread, for hours.
+ */
+function withShortHeadings(doc: ParsedDocument): ParsedDocument {
+  const long =
+    (doc.title?.length ?? 0) > MAX_HEADING_CHARS || doc.sections.some((s) => s.headings.some((h) => h.length > MAX_HEADING_CHARS))
+  if (!long) return doc
+  return {
+    ...doc,
+    title: doc.title === null ? null : clipHeading(doc.title),
+    sections: doc.sections.map((s) => ({ ...s, headings: s.headings.map(clipHeading) })),
+  }
+}
+
 /** A text value on its way to the store, free of control characters (PostgreSQL refuses U+0000 in text). */
 function storable(v: string | null): string | null {
   return v === null ? null : stripControls(v).trim() || null
@@ -48,7 +76,7 @@ export function chunkParsed(item: PlannedFile, file: ParsedFile, opts: ChunkOpti
   const rel = item.file.relativePath
   const chunks: ChunkRow[] = []
   const texts: string[] = []
-  const parsed = withoutControls(file.parsed)
+  const parsed = withShortHeadings(withoutControls(file.parsed))
   for (const c of chunkDocument(parsed, opts.tokenCounter, DEFAULT_CHUNK_OPTIONS)) {
     const text = embeddingText(c.breadcrumb, c.text)
     texts.push(text)

@@ -41,7 +41,13 @@ export async function parsePlanned(
   read: { bytes: Uint8Array; sha: string },
   kinds: Record<string, string> | undefined,
   timer: StageTimer,
-  isolation: { signal?: AbortSignal | undefined; pool?: ParsePool | undefined; onProgress?: ParseProgress; ocr?: boolean } = {},
+  isolation: {
+    signal?: AbortSignal | undefined
+    pool?: ParsePool | undefined
+    onProgress?: ParseProgress
+    ocr?: boolean
+    deferOcrOver?: number | undefined
+  } = {},
 ): Promise<ParsedFile> {
   const rel = item.file.relativePath
   // Off the engine's thread, with a time limit: a hostile PDF cannot stall searches meanwhile.

@@ -1,14 +1,23 @@
 import type { Db } from '../../store/db'
 import { stripControls } from '../parsers/textcheck'
+import { mayStopTheProcess } from '../parsers/index'
 import { ParserStartError, type ParsePool } from '../parsers/worker-pool'
 import type { TokenCounter } from '../../core/model-ports'
 import type { WalkIssue } from '../walk'
 import { type PreparedDocument, chunkParsed } from './chunk'
-import { parsePlanned, readPlanned } from './parse'
+import { parsePlanned, readPlanned, type ParsedFile } from './parse'
 import type { PlannedFile } from './plan'
 import type { ProgressReporter } from './progress'
+import { clearReading, noteReading } from './reading'
 import type { StageTimer } from './timings'
 import { isTransientFailure, writeFailure, writeTouched, type FailedFile } from './write'
+
+/**
+ * A PDF with more pages than this to recognise (a minute or more on two cores) is read after the
+ * rest of the folder, in the same import: a person expects the short files first, not to wait on a
+ * long scan that happens to come first in the folder. Its text layer is read twice for it.
+ */
+export const DEFER_OCR_OVER = 10
 
 /** A failure reason as stored and shown: one line of plain text, whatever the library's message held. */
 export function reasonText(reason: string): string {
@@ -48,6 +57,8 @@ export class FilePreparer {
   notRetried = 0
   /** Per-file notices (pages left out, and why), prefixed with the file's path. */
   readonly notices: string[] = []
+  /** Files put back to be read after the rest of the folder (DEFER_OCR_OVER). */
+  readonly deferred: PlannedFile[] = []
 
   constructor(
     private readonly ctx: PrepareContext,
@@ -84,8 +95,33 @@ export class FilePreparer {
     return null
   }
 
-  /** Parse and chunk one file; null when there is nothing to write (unchanged, or failed and recorded). */
-  async prepare(item: PlannedFile): Promise<PreparedDocument | null> {
+  /** The parse stage, with the file noted while a reader that can stop the engine has it (reading.ts). */
+  private async parse(item: PlannedFile, read: { bytes: Uint8Array; sha: string }, defer: boolean): Promise<ParsedFile> {
+    const { ctx } = this
+    const f = item.file
+    const noted = mayStopTheProcess(f.relativePath)
+    if (noted) {
+      const note = { id: item.docId, path: f.relativePath, size: f.size, mtimeMs: f.mtimeMs, sha256: read.sha }
+      await noteReading(ctx.db, ctx.collection, { ...note, signature: item.signature })
+    }
+    try {
+      return await parsePlanned(item, read, ctx.kinds, ctx.timer, {
+        signal: ctx.signal,
+        pool: ctx.pool,
+        onProgress: (fp) => ctx.progress.fileProgress(fp),
+        ocr: ctx.ocr,
+        deferOcrOver: defer ? DEFER_OCR_OVER : undefined,
+      })
+    } finally {
+      if (noted) await clearReading(ctx.db, ctx.collection)
+    }
+  }
+
+  /**
+   * Parse and chunk one file; null when there is nothing to write (unchanged, failed and recorded,
+   * or put back in `deferred` to be read again, with `defer` false, after the rest).
+   */
+  async prepare(item: PlannedFile, defer = true): Promise<PreparedDocument | null> {
     const { ctx } = this
     const p = ctx.progress.state
     if (item.decision === 'unchanged') {
@@ -99,7 +135,7 @@ export class FilePreparer {
       await this.fail(file, read.reason, null)
       return null
     }
-    ctx.progress.worked(item.file.size)
+    if (defer) ctx.progress.worked(item.file.size)
     if (read.status === 'same') {
       await writeTouched(ctx.db, item)
       if (item.storedFailed) return this.stillFailed(item)
@@ -107,12 +143,11 @@ export class FilePreparer {
       return null
     }
     try {
-      const parsed = await parsePlanned(item, read, ctx.kinds, ctx.timer, {
-        signal: ctx.signal,
-        pool: ctx.pool,
-        onProgress: (fp) => ctx.progress.fileProgress(fp),
-        ocr: ctx.ocr,
-      })
+      const parsed = await this.parse(item, read, defer)
+      if (parsed.parsed.deferredOcrPages !== undefined) {
+        this.deferred.push(item)
+        return null
+      }
       for (const n of parsed.parsed.notices ?? []) this.notices.push(`${item.file.relativePath}: ${n}`)
       const t0 = performance.now()
       const prepared = chunkParsed(item, parsed, {
