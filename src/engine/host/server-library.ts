@@ -1,9 +1,11 @@
+import type { Message, MessageConnection } from 'vscode-jsonrpc/node'
 import { errorMessage } from '../../shared/errors'
 import { Engine } from '../engine'
 import { redactUrl } from '../store/pg'
 import type { EngineProcess, EngineProcessListeners, SpawnEngine } from './client'
 import { createEngineHost, type EngineHost } from './host'
-import { ErrorCode, errorResult, type FromHost, type ToHost } from './protocol'
+import { ErrorCode, errorResult, Notify } from './protocol'
+import { ChannelReader, ChannelWriter, notify, openConnection, serveRequests } from './rpc'
 import type { LibraryProcess, LibraryState } from './library'
 
 /**
@@ -37,20 +39,26 @@ class ServerConnection implements LibraryProcess, EngineProcess {
   private inflight = 0
   private closing: Promise<void> | null = null
   private readonly opened: Promise<boolean>
+  private readonly reader: ChannelReader
+  private readonly local: MessageConnection
 
   constructor(
     private readonly opts: ServerLibraryOptions,
     private readonly listeners: EngineProcessListeners,
   ) {
+    const log = opts.log ?? (() => {})
+    this.reader = new ChannelReader(log)
+    this.local = openConnection(this.reader, new ChannelWriter((m) => listeners.onMessage(m), log))
+    serveRequests(
+      this.local,
+      (method, input) => this.serve(method, input),
+      () => void this.close(),
+    )
     this.opened = this.open()
   }
 
   get pid(): number | undefined {
     return process.pid
-  }
-
-  private local(message: FromHost): void {
-    setImmediate(() => this.listeners.onMessage(message))
   }
 
   private async open(): Promise<boolean> {
@@ -61,8 +69,7 @@ class ServerConnection implements LibraryProcess, EngineProcess {
         readOnly: this.opts.readOnly,
       })
     } catch (err) {
-      this.local({
-        type: 'fatal',
+      notify(this.local, Notify.fatal, {
         message: `The library at ${redactUrl(this.opts.database)} could not be opened: ${errorMessage(err)}`,
       })
       void this.close()
@@ -73,24 +80,17 @@ class ServerConnection implements LibraryProcess, EngineProcess {
       dataDir: redactUrl(this.opts.database),
       modelsDir: this.opts.modelsDir,
       appVersion: this.opts.appVersion,
-      emit: (event, payload) => this.local({ type: 'event', event, payload }),
+      emit: (event, payload) => notify(this.local, event, payload),
       watchFolders: false,
     })
     this.state = { kind: 'owner' }
     this.opts.onOwn?.(this.engine)
-    this.local({ type: 'ready', pid: process.pid })
+    notify(this.local, Notify.ready, { pid: process.pid })
     return true
   }
 
-  postMessage(message: ToHost): void {
-    if (message.type === 'shutdown') {
-      void this.close()
-      return
-    }
-    const { id } = message
-    setImmediate(() => {
-      void this.serve(message.method, message.input).then((result) => this.local({ type: 'response', id, result }))
-    })
+  postMessage(message: Message): void {
+    this.reader.deliver(message)
   }
 
   private async serve(method: string, input: unknown) {
