@@ -202,7 +202,10 @@ export class EngineClient {
     if (this.gen && !this.gen.dead) return this.gen
     const opened = settleOnce<boolean>()
     const stopped = settleOnce<void>()
-    const reader = new ChannelReader((m) => this.log(`${m} from the engine`))
+    const reader = new ChannelReader(
+      (m) => this.log(`${m} from the engine`),
+      (method, params) => this.onNotification(gen, method, inputOf(params)),
+    )
     const gen: Generation = {
       proc: null,
       connection: openConnection(reader, new ChannelWriter((m) => gen.proc?.postMessage(m), this.log)),

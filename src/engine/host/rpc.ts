@@ -20,13 +20,23 @@ import { ErrorCode, ErrorData, errorResult, inputOf, jsonRpcErrorCode, Notify, p
  * socket.ts), the zod check of every arriving message, and turning Results into responses and back.
  */
 
-/** Feeds a connection from a channel whose messages arrive as events: each is checked, a malformed one dropped. */
+/**
+ * Feeds a connection from a channel whose messages arrive as events: each is checked, a malformed
+ * one dropped. A notification that finds nothing queued before it can go to `direct` at once: the
+ * connection handles each message a turn of the event loop later, and an in-process owner (which
+ * does not yield while its database works) would otherwise hold its events back until it is done.
+ */
 export class ChannelReader extends AbstractMessageReader {
   private callback: DataCallback | null = null
   private readonly early: Message[] = []
   private readonly afterwards = new Map<Message, () => void>()
+  /** Messages given to the connection and not handled yet. */
+  private queued = 0
 
-  constructor(private readonly log: (message: string) => void) {
+  constructor(
+    private readonly log: (message: string) => void,
+    private readonly direct?: (method: string, params: unknown) => void,
+  ) {
     super()
   }
 
@@ -38,23 +48,26 @@ export class ChannelReader extends AbstractMessageReader {
 
   deliver(raw: unknown): void {
     const message = parseMessage(raw)
-    if (message) this.pass(message)
-    else this.log('dropped a malformed message')
+    if (!message) return this.log('dropped a malformed message')
+    if (this.direct && this.queued === 0 && Message.isNotification(message)) this.direct(message.method, message.params)
+    else this.pass(message)
   }
 
   /**
-   * Runs `fn` once the connection has handled every message delivered before this call: a process
-   * that sent its last events and answers just before it exited has them handled before its exit is.
+   * Runs `fn` once every message delivered before this call has been handled: a process that sent
+   * its last events and answers just before it exited has them handled before its exit is.
    */
   afterDelivered(fn: () => void): void {
+    if (this.queued === 0) return fn()
     // A marker of this process's own: nothing that arrives over a channel is this object.
     const marker: Message = { jsonrpc: '2.0' }
     this.afterwards.set(marker, fn)
     this.pass(marker)
   }
 
-  /** True (and its function run) when `message` is a marker of afterDelivered. */
-  ranMarker(message: Message): boolean {
+  /** Called by the connection for each message it handles: true (and its function run) for a marker of afterDelivered. */
+  handled(message: Message): boolean {
+    this.queued--
     const fn = this.afterwards.get(message)
     if (!fn) return false
     this.afterwards.delete(message)
@@ -63,6 +76,7 @@ export class ChannelReader extends AbstractMessageReader {
   }
 
   private pass(message: Message): void {
+    this.queued++
     if (this.callback) this.callback(message)
     else this.early.push(message)
   }
@@ -90,7 +104,7 @@ export class ChannelWriter extends AbstractMessageWriter {
 
 export function openConnection(reader: ChannelReader, writer: MessageWriter): MessageConnection {
   const connection = createMessageConnection(reader, writer, undefined, {
-    messageStrategy: { handleMessage: (message, next) => (reader.ranMarker(message) ? undefined : next(message)) },
+    messageStrategy: { handleMessage: (message, next) => (reader.handled(message) ? undefined : next(message)) },
   })
   connection.listen()
   return connection
