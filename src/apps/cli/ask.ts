@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util'
 import type { AskEvent, AskResult } from '../../shared/answer'
 import { withLibrary } from '../library'
 import { markTerms, queryTerms } from '../../shared/excerpt'
@@ -10,22 +9,19 @@ import { markTerms, queryTerms } from '../../shared/excerpt'
  * result follows (a draft that fails verification is withdrawn, never left standing).
  */
 
-export async function cmdAsk(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      collection: { type: 'string', multiple: true },
-      version: { type: 'string' },
-      data: { type: 'string' },
-      database: { type: 'string' },
-      models: { type: 'string' },
-      json: { type: 'boolean' },
-      'search-only': { type: 'boolean' },
-      thread: { type: 'string' },
-    },
-  })
-  const question = positionals.join(' ').trim()
+export interface AskFlags {
+  collection?: string[]
+  version?: string
+  data?: string
+  database?: string
+  models?: string
+  json?: boolean
+  searchOnly?: boolean
+  thread?: string
+}
+
+export async function cmdAsk(words: string[], values: AskFlags): Promise<void> {
+  const question = words.join(' ').trim()
   if (!question) throw new Error('ask needs a question: docent ask "how do I ..."')
   const json = !!values.json
   const live = !json && !!process.stdout.isTTY
@@ -75,7 +71,7 @@ export async function cmdAsk(argv: string[]): Promise<void> {
           // No --version: the version named in the question (if any), else every version.
           scope: { collections: values.collection ?? [], version: values.version ?? 'auto' },
           ...(values.thread ? { threadId: values.thread } : {}),
-          ...(values['search-only'] ? { searchOnly: true } : {}),
+          ...(values.searchOnly ? { searchOnly: true } : {}),
         },
         { onEvent, signal: controller.signal },
       ),
@@ -161,7 +157,8 @@ export function formatPassages(e: Extract<AskEvent, { type: 'passages' }>, quest
     const meta = [p.version, p.kind, p.page ? `p. ${p.page}` : null].filter(Boolean).join(', ')
     lines.push(`  [${p.n}] ${p.path}${p.heading ? ` — ${p.heading}` : ''}${meta ? ` (${meta})` : ''}`)
     const matched = p.sentences.filter((x) => x.match).slice(0, 2)
-    for (const x of matched) lines.push(`      ${highlight(x.text.length > 220 ? x.text.slice(0, 219) + '…' : x.text, terms, tty)}`)
+    for (const x of matched)
+      lines.push(`      ${highlight(x.text.length > 220 ? x.text.slice(0, 219) + '…' : x.text, terms, tty)}`)
   }
   return lines.join('\n')
 }
@@ -169,7 +166,8 @@ export function formatPassages(e: Extract<AskEvent, { type: 'passages' }>, quest
 /** "reading 420 of 980 tokens · 12 s · about 8 s left", or the tokens written once the model writes. */
 export function progressLine(e: Extract<AskEvent, { type: 'progress' }>): string {
   const s = Math.round(e.elapsed_ms / 1000)
-  if (e.phase === 'writing') return `writing the answer: ${e.written} tokens · ${s} s (the processor does the work; this takes a while on a laptop)`
+  if (e.phase === 'writing')
+    return `writing the answer: ${e.written} tokens · ${s} s (the processor does the work; this takes a while on a laptop)`
   const eta = e.eta_ms !== null ? ` · about ${Math.ceil(e.eta_ms / 1000)} s left` : ''
   return `reading the passages: ${e.read} of ${e.total} tokens · ${s} s${eta}`
 }
