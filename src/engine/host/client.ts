@@ -21,6 +21,7 @@ import {
   type InternalName,
 } from './protocol'
 import { ChannelReader, ChannelWriter, openConnection, resultOfError } from './rpc'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
  * Electron main's side of the engine protocol (engine/host/protocol.ts): starts the engine process
@@ -193,7 +194,7 @@ export class EngineClient {
     const graceOver = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)))
     if ((await Promise.race([gen.stopped, graceOver])) === 'late') {
       gen.proc.kill()
-      await Promise.race([gen.stopped, new Promise((resolve) => setTimeout(resolve, 2_000))])
+      await Promise.race([gen.stopped, sleep(2_000)])
     }
     clearTimeout(timer)
   }

@@ -8,6 +8,7 @@ import { createEngineHost, type EngineHost } from './host'
 import { ErrorCode, errorResult, Notify } from './protocol'
 import { ChannelReader, ChannelWriter, notify, openConnection, serveRequests } from './rpc'
 import { acceptClient, listenSocket, type Hello, type SocketChannel } from './socket'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
  * The owner of a data folder: the one process with the database open. It serves the host protocol
@@ -209,7 +210,7 @@ export class LibraryOwner {
     this.server.close()
     if (!this.hurry && (await this.opened) && this.busy()) {
       this.opts.log(`waiting for the requests and jobs still running before closing the library (${this.clients.size} clients)`)
-      while (!this.hurry && this.busy()) await new Promise((r) => setTimeout(r, 100))
+      while (!this.hurry && this.busy()) await sleep(100)
     }
     try {
       await this.host?.shutdown()

@@ -7,6 +7,7 @@ import { createEngineHost, type EngineHost } from './host'
 import { ErrorCode, errorResult, Notify } from './protocol'
 import { ChannelReader, ChannelWriter, notify, openConnection, serveRequests } from './rpc'
 import type { LibraryProcess, LibraryState } from './library'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
  * Opening a team library on a PostgreSQL server: no lock and no socket (those keep two processes
@@ -115,7 +116,7 @@ class ServerConnection implements LibraryProcess, EngineProcess {
   private async shutDown(): Promise<void> {
     const log = this.opts.log ?? (() => {})
     await this.opened
-    while (this.inflight > 0 || (this.host?.activeWork() ?? 0) > 0) await new Promise((r) => setTimeout(r, 100))
+    while (this.inflight > 0 || (this.host?.activeWork() ?? 0) > 0) await sleep(100)
     try {
       await this.host?.shutdown()
     } catch (err) {
