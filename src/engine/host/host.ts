@@ -12,7 +12,6 @@ import { INTERNAL_METHODS, ErrorCode, errorResult, isInternalName } from './prot
 import { SourceError } from './source'
 import { resumeAndWatch } from './startup'
 import { HostError, validatedEmit, type Emit, type HandlerContext } from './types'
-import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
  * The engine host: the contract's handler maps (handlers/) over one Engine, and `dispatch`, the one
@@ -129,7 +128,10 @@ export function createEngineHost(engine: Engine, opts: HostOptions): EngineHost 
       const pending = jobs.all()
       for (const j of pending) j.controller.abort()
       for (const a of deps.asks.values()) a.abort()
-      await Promise.race([Promise.allSettled(pending.map((j) => j.finished)), sleep(timeoutMs, undefined, { ref: false })])
+      await Promise.race([
+        Promise.allSettled(pending.map((j) => j.finished)),
+        new Promise((r) => setTimeout(r, timeoutMs).unref()),
+      ])
       deps.models.cancel()
     },
   }

@@ -1,4 +1,5 @@
 import type net from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { MessageConnection } from 'vscode-jsonrpc/node'
 import { errorMessage } from '../../shared/errors'
 import { Engine } from '../engine'
@@ -8,7 +9,6 @@ import { createEngineHost, type EngineHost } from './host'
 import { ErrorCode, errorResult, Notify } from './protocol'
 import { ChannelReader, ChannelWriter, notify, openConnection, serveRequests } from './rpc'
 import { acceptClient, listenSocket, type Hello, type SocketChannel } from './socket'
-import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
  * The owner of a data folder: the one process with the database open. It serves the host protocol

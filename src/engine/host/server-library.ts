@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Message, MessageConnection } from 'vscode-jsonrpc/node'
 import { errorMessage } from '../../shared/errors'
 import { Engine } from '../engine'
@@ -7,7 +8,6 @@ import { createEngineHost, type EngineHost } from './host'
 import { ErrorCode, errorResult, Notify } from './protocol'
 import { ChannelReader, ChannelWriter, notify, openConnection, serveRequests } from './rpc'
 import type { LibraryProcess, LibraryState } from './library'
-import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
  * Opening a team library on a PostgreSQL server: no lock and no socket (those keep two processes
