@@ -174,7 +174,7 @@ describe('EngineClient over the real engine host (src/apps/engine-host.ts in a N
 })
 
 describe('EngineClient: the order of what the engine sends', () => {
-  /** An engine "process" in this one, scripted message by message (as the in-process owner of library.ts is). */
+  /** An engine "process" in this one, scripted message by message (as the in-process owner of open-folder.ts is). */
   function scripted() {
     let listeners: EngineProcessListeners | null = null
     const sent: Message[] = []

@@ -32,7 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
  *
  * The process is injected (`spawn`): Electron's utilityProcess in the app (src/main/engine-process.ts),
  * Node's child_process in tests (node-spawner.ts), the library in-process or over its owner's
- * socket (library.ts).
+ * socket (open-folder.ts), a PostgreSQL server (open-server.ts).
  */
 
 export interface EngineProcess {

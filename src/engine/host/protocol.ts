@@ -6,7 +6,7 @@ import type { Message } from 'vscode-jsonrpc/node'
  * (src/apps/engine-host.ts): JSON-RPC 2.0, run by `vscode-jsonrpc` (./rpc.ts; ADR 0015). Messages
  * are structured-clone data over `utilityProcess` / `process.parentPort` in the app and over
  * `child_process.fork` IPC in tests, and `Content-Length`-framed JSON over the data folder's socket
- * between the folder's owner and the processes attached to it (./socket.ts, ./library.ts), where a
+ * between the folder's owner and the processes attached to it (./socket.ts, ./open-folder.ts), where a
  * client's `shutdown` means it is leaving.
  *
  *   main -> host

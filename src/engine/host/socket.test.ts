@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tempDir } from '../../test-support/paths'
 import { readLock } from '../store/lock'
 import { EngineClient } from './client'
-import { librarySpawner, type LibraryProcess } from './library'
+import { folderSpawner, type LibraryProcess } from './open-folder'
 import { SOCKET_FILE } from './socket'
 
 /**
@@ -37,10 +37,7 @@ describe("the owner's socket", () => {
     cleanups.push(t.cleanup)
     data = path.join(t.dir, 'index')
     owner = new EngineClient({
-      spawn: librarySpawner(
-        { dataDir: data, modelsDir: path.join(t.dir, 'none'), role: 'cli', log: () => {} },
-        (p) => (proc = p),
-      ),
+      spawn: folderSpawner({ dataDir: data, modelsDir: path.join(t.dir, 'none'), role: 'cli', log: () => {} }, (p) => (proc = p)),
       onEvent: () => {},
       log: () => {},
     })

@@ -7,7 +7,7 @@ import type { EngineProcess, EngineProcessListeners, SpawnEngine } from './clien
 import { createEngineHost, type EngineHost } from './host'
 import { ErrorCode, errorResult, Notify } from './protocol'
 import { ChannelReader, ChannelWriter, notify, openConnection, serveRequests } from './rpc'
-import type { LibraryProcess, LibraryState } from './library'
+import type { LibraryProcess, LibraryState } from './open-folder'
 
 /**
  * Opening a team library on a PostgreSQL server: no lock and no socket (those keep two processes
@@ -15,7 +15,7 @@ import type { LibraryProcess, LibraryState } from './library'
  * its own engine, so EngineClient drives it as it drives an owned folder. Writes from other
  * processes reach this one's searches through the store (ADR 0010).
  */
-export interface ServerLibraryOptions {
+export interface OpenServerOptions {
   database: string
   modelsDir: string
   /** Never migrate or write on open (a read-only role: the MCP server without --allow-writes). */
@@ -25,15 +25,15 @@ export interface ServerLibraryOptions {
   log?: (message: string) => void
 }
 
-export function serverSpawner(opts: ServerLibraryOptions, onSpawn?: (proc: LibraryProcess) => void): SpawnEngine {
+export function serverSpawner(opts: OpenServerOptions, onSpawn?: (proc: LibraryProcess) => void): SpawnEngine {
   return (listeners) => {
-    const proc = new ServerConnection(opts, listeners)
+    const proc = new ServerOpening(opts, listeners)
     onSpawn?.(proc)
     return proc
   }
 }
 
-class ServerConnection implements LibraryProcess, EngineProcess {
+class ServerOpening implements LibraryProcess, EngineProcess {
   state: LibraryState = { kind: 'starting' }
   private engine: Engine | null = null
   private host: EngineHost | null = null
@@ -44,7 +44,7 @@ class ServerConnection implements LibraryProcess, EngineProcess {
   private readonly local: MessageConnection
 
   constructor(
-    private readonly opts: ServerLibraryOptions,
+    private readonly opts: OpenServerOptions,
     private readonly listeners: EngineProcessListeners,
   ) {
     const log = opts.log ?? (() => {})

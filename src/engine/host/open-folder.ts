@@ -19,7 +19,7 @@ import { connectSocket, socketPathFor, type SocketChannel } from './socket'
  * becomes it. The app's engine process (serve.ts), the CLI and the MCP server all open it so.
  */
 
-export interface LibraryOptions {
+export interface OpenFolderOptions {
   dataDir: string
   modelsDir: string
   role: OwnerRole
@@ -43,7 +43,7 @@ export interface LibraryProcess extends EngineProcess {
   close(mode: CloseMode): void
 }
 
-export function librarySpawner(opts: LibraryOptions, onSpawn?: (proc: LibraryProcess) => void): SpawnEngine {
+export function folderSpawner(opts: OpenFolderOptions, onSpawn?: (proc: LibraryProcess) => void): SpawnEngine {
   return (listeners) => {
     const proc = new Opening(opts, listeners)
     onSpawn?.(proc)
@@ -62,7 +62,7 @@ class Opening implements LibraryProcess {
   private readonly log: (message: string) => void
 
   constructor(
-    private readonly opts: LibraryOptions,
+    private readonly opts: OpenFolderOptions,
     private readonly listeners: EngineProcessListeners,
   ) {
     this.log = opts.log ?? ((m) => console.error(`[docent] ${m}`))
