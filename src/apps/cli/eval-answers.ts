@@ -68,7 +68,7 @@ async function withCorpus<T>(s: Setup, fn: (engine: Engine, collection: string) 
     try {
       const collection = s.values.collection ?? 'eval-' + path.basename(path.resolve(s.corpus))
       progress(`importing ${s.corpus} …`)
-      const ingest = await engine.ingest(s.corpus, { collection })
+      const ingest = await engine.importFolder(s.corpus, { collection })
       return await fn(engine, ingest.collection)
     } finally {
       await engine.close()

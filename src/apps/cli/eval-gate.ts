@@ -44,7 +44,7 @@ export async function cmdEvalGate(values: EvalGateFlags): Promise<void> {
     for (const [i, corpus] of corpora.entries()) {
       const file = files[i]!
       const set = path.basename(path.dirname(path.resolve(file)))
-      const ingest = await engine.ingest(corpus, { collection: 'eval-' + path.basename(path.resolve(corpus)) })
+      const ingest = await engine.importFolder(corpus, { collection: 'eval-' + path.basename(path.resolve(corpus)) })
       const got = await collectGateSamples(engine, await loadQuestions(file), {
         set,
         collection: ingest.collection,

@@ -236,7 +236,7 @@ async function cmdEvalRetrieval(values: EvalRetrievalFlags): Promise<void> {
   try {
     const report = await withEngine({ ...values, data: values.data ?? tmp ?? undefined }, async (e) => {
       const collection = values.collection ?? 'eval-' + path.basename(path.resolve(corpus))
-      const ingest = await e.ingest(corpus, { collection })
+      const ingest = await e.importFolder(corpus, { collection })
       const r = await evalRetrieval(e, questions, {
         collection: ingest.collection,
         mode,
