@@ -34,11 +34,13 @@ import { checkText, parseFile } from '../../src/engine/ingest/parsers'
 import type { ParsedDocument } from '../../src/engine/ingest/types'
 import { recall } from './word-recall'
 
-const [hostile, mcpDocs] = process.argv.slice(2)
-if (!hostile || !mcpDocs) {
+const [hostileArg, mcpDocsArg] = process.argv.slice(2)
+if (!hostileArg || !mcpDocsArg) {
   console.error('usage: npx tsx evals/parsers/markdown-engines.ts <hostile corpus> <mcp-docs>')
   process.exit(2)
 }
+const hostile: string = hostileArg
+const mcpDocs: string = mcpDocsArg
 
 const marked = new Marked({ gfm: true, breaks: false, async: false })
 const viaMarked = (md: string): string => marked.parse(md) as string
