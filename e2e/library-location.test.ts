@@ -51,7 +51,7 @@ describe.skipIf(pgSkipReason)('library location (browser e2e, real server)', () 
     expect(text).toContain('There is no library there yet: Docent will create it when it opens.')
     expect(text).toContain('This account can import.')
     await section.scrollIntoViewIfNeeded()
-    await h.screenshot('library-location', { docs: false })
+    await h.screenshot('location-setting', { docs: false })
     // Testing moved nothing.
     expect(h.engine.db.kind).toBe('embedded')
     expect(h.pageErrors).toEqual([])

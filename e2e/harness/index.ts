@@ -8,7 +8,7 @@ import type { EventName, EventPayload, Result } from '../../src/shared/api'
 import { Engine } from '../../src/engine/engine'
 import type { EngineAskOptions } from '../../src/engine/answer/ask'
 import { createEngineHost, type EngineHost } from '../../src/engine/host/host'
-import { LibraryLocationStore, createLocationRelays } from '../../src/main/library-location'
+import { LocationSettingStore, createLocationRelays } from '../../src/main/location-setting'
 import type { LibraryLocationInfo } from '../../src/shared/library'
 import { testSecretBox } from '../../src/test-support/secret-box'
 import { installDocentStandIn } from './page-api'
@@ -74,11 +74,11 @@ export interface Harness {
   readonly engine: Engine
   readonly host: EngineHost
   /**
-   * Main's library location store (src/main/library-location.ts) in the harness's temp folder, over
+   * Main's library location store (src/main/location-setting.ts) in the harness's temp folder, over
    * an AES stand-in for safeStorage (test-support/secret-box.ts). Saving a location from the page
    * closes the engine and opens it on the new location, as main restarts the engine process.
    */
-  locations: LibraryLocationStore
+  locations: LocationSettingStore
   url: string
   dataDir: string
   modelsDir: string
@@ -134,7 +134,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   let host: EngineHost | null = null
   let page: Page | null = null
   let push: Promise<unknown> = Promise.resolve()
-  const locations = new LibraryLocationStore(path.join(temp, 'library.json'), testSecretBox(), {})
+  const locations = new LocationSettingStore(path.join(temp, 'library.json'), testSecretBox(), {})
 
   const close = async (): Promise<void> => {
     await browser?.close().catch(() => {})

@@ -9,7 +9,7 @@ import type { LibraryLocationInfo, SaveLibraryLocation } from '../../src/shared/
  *   __docentInvoke(name, input)  -> dispatch(name, input) over the real engine host (Node side)
  *   __docentPickFolder()         -> the harness's pickFolder option
  *   __docentOpenExternal(id)     -> records the request after the engine resolves the path
- *   __docentLibraryLocation()    -> main's library location store (src/main/library-location.ts)
+ *   __docentLibraryLocation()    -> main's library location store (src/main/location-setting.ts)
  *   __docentSetLibraryLocation() -> the same store's save, then the harness reopens the engine there
  *   __docentEmit(name, payload)  <- the harness pushes engine events into the page's bus
  */

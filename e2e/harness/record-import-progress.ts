@@ -35,7 +35,7 @@ async function main(): Promise<void> {
       p.textsEmbedded,
       p.etaMs,
     ]
-    const report = await engine.ingest(folder, { collection: 'recorded', onProgress: (p) => rows.push(row(p)) })
+    const report = await engine.importFolder(folder, { collection: 'recorded', onProgress: (p) => rows.push(row(p)) })
     const ms = Date.now() - t0
     await engine.close()
     const meta = {

@@ -51,7 +51,7 @@ export async function benchCompare(): Promise<Record<string, unknown>> {
   const baseline = bm25Baseline()
   const data = await tempDir('docent-bench-compare-')
   const engine = await Engine.open({ dataDir: data.dir, modelsDir: fixtureModels })
-  await engine.ingest(mcpCorpus, { collection: 'mcp' })
+  await engine.importFolder(mcpCorpus, { collection: 'mcp' })
   const rows: (string | number | null)[][] = []
   const out: Record<string, unknown>[] = []
   if ('error' in baseline) rows.push(['plain BM25 (rank-bm25)', String(baseline.error), null, null, null])

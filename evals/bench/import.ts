@@ -27,7 +27,7 @@ export async function benchImport(opts: { docs: number }): Promise<Record<string
       const data = await tempDir('docent-bench-db-')
       const engine = await Engine.open({ dataDir: data.dir, modelsDir: models.dir ?? path.join(data.dir, 'none') })
       const mem = peakMemory()
-      const report = await engine.ingest(corpus.dir, { collection: 'bench' })
+      const report = await engine.importFolder(corpus.dir, { collection: 'bench' })
       const peak = mem.stop()
       await engine.close()
       const size = await dirSizeMb(data.dir)

@@ -77,7 +77,7 @@ export async function benchMcp(opts: { runs: number }): Promise<Record<string, u
   const corpus = path.join(home.dir, 'corpus')
   await cp(path.join(mcpCorpus, 'specification/2025-06-18'), corpus, { recursive: true })
   const engine = await Engine.open({ dataDir: data, modelsDir: models })
-  await engine.ingest(corpus, { collection: 'mcp' })
+  await engine.importFolder(corpus, { collection: 'mcp' })
   await engine.close()
 
   const node = process.execPath

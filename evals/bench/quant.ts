@@ -51,7 +51,7 @@ export async function benchQuant(opts: { models: string }): Promise<Record<strin
       const modelsDir = m.dir ? await only(m.dir, work.dir) : path.join(t.dir, 'none')
       const engine = await Engine.open({ dataDir: t.dir, modelsDir })
       const mem = peakMemory()
-      const report = await engine.ingest(mcpCorpus, { collection: 'mcp' })
+      const report = await engine.importFolder(mcpCorpus, { collection: 'mcp' })
       const peak = mem.stop()
       if (texts.length === 0) {
         const { rows } = await engine.db.query<{ text: string }>('SELECT text FROM chunks ORDER BY id LIMIT 64')

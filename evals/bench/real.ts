@@ -31,7 +31,7 @@ async function benchImport(models: string) {
     const t = await tempDir('docent-bench-real-')
     const engine = await Engine.open({ dataDir: t.dir, modelsDir: m.dir ?? path.join(t.dir, 'none') })
     const mem = peakMemory()
-    const report = await engine.ingest(mcpCorpus, { collection: 'mcp' })
+    const report = await engine.importFolder(mcpCorpus, { collection: 'mcp' })
     const peak = mem.stop()
     await engine.close()
     const total = Object.values(report.timings).reduce((a, b) => a + b, 0) || 1

@@ -127,7 +127,7 @@ export function docFiles(root: string): string[] {
 export interface RepoFacts {
   root: string
   scripts: Set<string>
-  /** From the CLI's usage text (src/apps/cli/main.ts). */
+  /** The CLI's commands, as src/apps/cli/main.ts declares them to its parser (`access` in access.ts). */
   cliCommands: Set<string>
   /** From the benchmark runner's switch (evals/bench/main.ts). */
   benchSuites: Set<string>
@@ -135,12 +135,15 @@ export interface RepoFacts {
 
 export function repoFacts(root: string): RepoFacts {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  const usage = readFileSync(path.join(root, 'src/apps/cli/main.ts'), 'utf8')
+  const cli = ['main.ts', 'access.ts'].map((f) => readFileSync(path.join(root, 'src/apps/cli', f), 'utf8')).join('\n')
   const bench = readFileSync(path.join(root, 'evals/bench/main.ts'), 'utf8')
   return {
     root,
     scripts: new Set(Object.keys(pkg.scripts)),
-    cliCommands: new Set([...usage.matchAll(/^\s+docent ([a-z]+)/gm)].map((m) => m[1]!)),
+    // command('ingest', …) and new Command('access'); not a subcommand's `.command('retrieval')`.
+    cliCommands: new Set(
+      [...cli.matchAll(/(?:[^.\w]command|new Command)\('([a-z]+)'/g)].map((m) => m[1]!).filter((c) => c !== 'docent'),
+    ),
     benchSuites: new Set([...bench.matchAll(/^\s+case '([a-z-]+)':/gm)].map((m) => m[1]!)),
   }
 }

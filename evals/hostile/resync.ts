@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     const probe = await Engine.open({ dataDir: path.join(work.dir, 'probe'), modelsDir: path.join(work.dir, 'none') })
     let failing: string[]
     try {
-      const r = await probe.ingest(path.join(corpus, 'pypdf'), { collection: 'probe' })
+      const r = await probe.importFolder(path.join(corpus, 'pypdf'), { collection: 'probe' })
       failing = r.failed.map((f) => f.path).filter((p) => p.endsWith('.pdf'))
     } finally {
       await probe.close()
@@ -35,10 +35,10 @@ async function main(): Promise<void> {
     const engine = await Engine.open({ dataDir: path.join(work.dir, 'index'), modelsDir: path.join(work.dir, 'none') })
     try {
       const t0 = performance.now()
-      const first = await engine.ingest(folder, { collection: 'failed' })
+      const first = await engine.importFolder(folder, { collection: 'failed' })
       const firstMs = performance.now() - t0
       const t1 = performance.now()
-      const second = await engine.ingest(folder, { collection: 'failed' })
+      const second = await engine.importFolder(folder, { collection: 'failed' })
       const secondMs = performance.now() - t1
       const note = second.notices.find((n) => /not read again/.test(n)) ?? 'every failed file was read and parsed again'
       process.stdout.write(

@@ -172,7 +172,7 @@ export async function runHostile(corpus: string): Promise<HostileRun> {
   const engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
   try {
     const t0 = performance.now()
-    const report = await engine.ingest(corpus, { collection: 'hostile' })
+    const report = await engine.importFolder(corpus, { collection: 'hostile' })
     const importMs = Math.round(performance.now() - t0)
     const all = await filesOnDisk(corpus)
     const { rows: docs } = await engine.db.query<{ path: string; status: string }>(
@@ -185,7 +185,7 @@ export async function runHostile(corpus: string): Promise<HostileRun> {
     const search = await searchAll(engine)
     const spec = await specCheck(engine)
     const t1 = performance.now()
-    const again = await engine.ingest(corpus, { collection: 'hostile' })
+    const again = await engine.importFolder(corpus, { collection: 'hostile' })
     return {
       corpus,
       sources: manifest.sources,
@@ -231,7 +231,7 @@ export async function runBaseline(): Promise<{ importMs: number; peakRssMb: numb
     const engine = await Engine.open({ dataDir: path.join(data.dir, 'index'), modelsDir: path.join(data.dir, 'no-models') })
     try {
       const t0 = performance.now()
-      await engine.ingest(folder, { collection: 'baseline' })
+      await engine.importFolder(folder, { collection: 'baseline' })
       return { importMs: Math.round(performance.now() - t0), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }
     } finally {
       await engine.close()

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     const engine = await Engine.open({ dataDir: path.join(work.dir, 'index'), modelsDir: path.join(work.dir, 'none') })
     try {
       const seen: ImportProgress[] = []
-      const report = await engine.ingest(folder, { collection: 'long', onProgress: (p) => seen.push(p) })
+      const report = await engine.importFolder(folder, { collection: 'long', onProgress: (p) => seen.push(p) })
       const during = seen.filter((p) => p.currentFile === 'long.pdf')
       const withPages = during.filter((p) => p.fileProgress?.stage === 'pages')
       const { rows } = await engine.db.query<{ nested: number; headings: number }>(

@@ -136,7 +136,7 @@ describe('text recognition of real scans', () => {
     const engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
     try {
       await copyFile(path.join(here, 'c03-29.pdf'), path.join(folder.dir, 'huck-finn-p29.pdf'))
-      const report = await engine.ingest(folder.dir, { collection: 'scans' })
+      const report = await engine.importFolder(folder.dir, { collection: 'scans' })
       expect(report.failed).toEqual([])
       expect(report.imported).toBe(1)
       // "snuff-box" and "Deacon Winn" are on this page only: a hit is the recognised text.

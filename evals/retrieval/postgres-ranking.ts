@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const empty = await mkdtemp(path.join(os.tmpdir(), 'docent-no-models-'))
   const engine = await Engine.open({ dataDir: path.resolve(values.data ?? tmp!), modelsDir: empty })
   try {
-    const { collection } = await engine.ingest(corpus, { collection: 'eval-' + path.basename(corpus) })
+    const { collection } = await engine.importFolder(corpus, { collection: 'eval-' + path.basename(corpus) })
     const rows: (string | number)[][] = []
     for (const [name, rank] of RANKERS) {
       const firstHit: (number | null)[] = []

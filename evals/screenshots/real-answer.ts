@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   }
   const data = values.data ? path.resolve(values.data) : path.join(temp, 'index')
   const engine = await Engine.open({ dataDir: data, modelsDir: linked })
-  const report = await engine.ingest(path.resolve(values.corpus!), { collection: values.collection! })
+  const report = await engine.importFolder(path.resolve(values.corpus!), { collection: values.collection! })
   await engine.close()
   console.log(`imported ${report.imported + report.unchanged} documents, ${report.chunks_total} chunks`)
 

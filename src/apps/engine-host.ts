@@ -4,7 +4,6 @@ import path from 'node:path'
 import { defaultDataDir, defaultModelsDir } from '../engine/paths'
 import { serveEngine, type HostPort } from '../engine/host/serve'
 import { chooseDownloadFetch, type DownloadFetch } from '../engine/models/install'
-import type { FromHost } from '../engine/host/protocol'
 
 /**
  * Entry of the engine's process: `utilityProcess.fork(<out/main/engine-host.js>, args)` in the app
@@ -33,14 +32,14 @@ function pickPort(): HostPort {
   const parent = electronParentPort()
   if (parent) {
     return {
-      postMessage: (m: FromHost) => parent.postMessage(m),
+      postMessage: (m) => parent.postMessage(m),
       onMessage: (listener) => parent.on('message', (e) => listener(e.data)),
     }
   }
   const send = process.send?.bind(process)
   if (send) {
     return {
-      postMessage: (m: FromHost) => {
+      postMessage: (m) => {
         if (process.connected) send(m)
       },
       onMessage: (listener) => process.on('message', listener),

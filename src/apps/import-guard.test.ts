@@ -56,7 +56,7 @@ describe('import guards in every front end', () => {
     await writeFile(path.join(second, 'other.md'), '# Other\n\nAbout puffins.\n')
     const engine = await Engine.open({ dataDir: data, modelsDir: models })
     try {
-      await engine.ingest(first, { collection: 'birds' })
+      await engine.importFolder(first, { collection: 'birds' })
     } finally {
       await engine.close()
     }
@@ -69,7 +69,7 @@ describe('import guards in every front end', () => {
     const engine = await Engine.open({ dataDir: data, modelsDir: models })
     try {
       expect((await engine.collectionRoot('birds'))?.root).toBe(first)
-      const err = await engine.ingest(second, { collection: 'birds' }).catch((e: unknown) => e)
+      const err = await engine.importFolder(second, { collection: 'birds' }).catch((e: unknown) => e)
       expect(err).toMatchObject({ code: 'other_folder' })
       expect(String((err as Error).message)).toContain(first)
       expect(String((err as Error).message)).toContain(second)

@@ -52,7 +52,7 @@ async function snapshot(dataDir: string, modelsDir: string) {
 async function cleanImport(folder: string, modelsDir: string) {
   const data = path.join(await temp(), 'index')
   const engine = await Engine.open({ dataDir: data, modelsDir })
-  await engine.ingest(folder, { collection: 'mcp' })
+  await engine.importFolder(folder, { collection: 'mcp' })
   await engine.close()
   return snapshot(data, modelsDir)
 }

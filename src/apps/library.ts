@@ -14,18 +14,18 @@ import type {
 } from '../shared/api'
 import type { Engine } from '../engine/engine'
 import { EngineClient, type SpawnEngine } from '../engine/host/client'
-import { librarySpawner, type LibraryProcess, type LibraryState } from '../engine/host/library'
+import { folderSpawner, type LibraryProcess, type LibraryState } from '../engine/host/open-folder'
 import { ErrorCode, type INTERNAL_METHODS, type InternalName } from '../engine/host/protocol'
 import { defaultDataDir, defaultModelsDir } from '../engine/paths'
 import { holdsLibrary } from '../engine/store/db'
 import type { OwnerRole } from '../engine/store/lock'
 import { redactUrl } from '../engine/store/pg'
-import { serverSpawner } from '../engine/host/server-library'
+import { serverSpawner } from '../engine/host/open-server'
 
 /**
  * The CLI's and the MCP server's way into a data folder (or, with `database` or DOCENT_DATABASE_URL,
- * a PostgreSQL server, each process connecting itself: host/server-library.ts): the app's own typed client (EngineClient)
- * over the library (engine/host/library.ts), which attaches to the process that owns the folder
+ * a PostgreSQL server, each process connecting itself: host/open-server.ts): the app's own typed client (EngineClient)
+ * over the library (engine/host/open-folder.ts), which attaches to the process that owns the folder
  * or becomes its owner. Errors come back as LibraryError. Reads are sent again once when the owner
  * went away before answering; an import interrupted that way is run again (documents it finished
  * are skipped as unchanged), so a client never loses a write to another process's exit.
@@ -102,7 +102,7 @@ export class Library {
       opts.spawn ??
       (database
         ? serverSpawner({ database, modelsDir: this.modelsDir, readOnly: opts.readOnly, ...onOwn, log }, (p) => (this.proc = p))
-        : librarySpawner(
+        : folderSpawner(
             { dataDir: this.dataDir, modelsDir: this.modelsDir, role: opts.role, ...onOwn, log },
             (p) => (this.proc = p),
           ))

@@ -248,7 +248,7 @@ export class Engine {
     return this.models.tokenCounter()
   }
 
-  async ingest(
+  async importFolder(
     folder: string,
     opts: {
       collection?: string

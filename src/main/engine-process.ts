@@ -1,6 +1,6 @@
 import { utilityProcess } from 'electron'
 import type { EngineProcess, EngineProcessListeners, SpawnEngine } from '../engine/host/client'
-import type { EngineLaunch } from './library-location'
+import type { EngineLaunch } from './location-setting'
 
 /**
  * The engine process in the app: an Electron utility process (a Node environment without a window,

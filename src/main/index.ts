@@ -5,7 +5,7 @@ import { appHome, defaultDataDir, defaultModelsDir } from '../engine/paths'
 import { EngineClient } from '../engine/host/client'
 import { utilityEngineSpawner } from './engine-process'
 import { IPC_CHANNELS, createInvokeRelay, createOpenExternalRelay } from './ipc-relay'
-import { LibraryLocationStore, createLocationRelays } from './library-location'
+import { LocationSettingStore, createLocationRelays } from './location-setting'
 import { cliModeArgs } from './cli-args'
 import { runCliMode } from './cli-mode'
 import { buildMenu, pickFolder } from './menu'
@@ -37,7 +37,7 @@ const config: WindowConfig = {
 const dataDir = path.resolve(process.env['DOCENT_DATA_DIR'] ?? defaultDataDir())
 const modelsDir = path.resolve(process.env['DOCENT_MODELS_DIR'] ?? defaultModelsDir())
 // The "Library location" setting: this computer (dataDir) or a PostgreSQL server.
-const locations = new LibraryLocationStore(path.join(appHome(), 'library.json'), keychain)
+const locations = new LocationSettingStore(path.join(appHome(), 'library.json'), keychain)
 
 const engine = new EngineClient({
   spawn: utilityEngineSpawner(

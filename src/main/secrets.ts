@@ -1,5 +1,5 @@
 import { safeStorage } from 'electron'
-import type { SecretBox } from './library-location'
+import type { SecretBox } from './location-setting'
 
 /**
  * The OS keychain through Electron's safeStorage (macOS Keychain, Windows DPAPI, the Secret Service

@@ -51,7 +51,7 @@ describe.skipIf(pgSkipReason)('docent access on a server library', () => {
     for (const c of ['manuals', 'nda']) {
       await mkdir(path.join(corpus.dir, c))
       await writeFile(path.join(corpus.dir, c, 'a.md'), `# ${c}\n\nSome words about ${c} here.\n`)
-      await e.ingest(path.join(corpus.dir, c), { collection: c })
+      await e.importFolder(path.join(corpus.dir, c), { collection: c })
     }
     await e.close()
     await adminQuery(`CREATE ROLE ${bob} LOGIN PASSWORD 'pw-bob'`)

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { Command } from 'commander'
 import { z } from 'zod'
 import { Engine } from '../../engine/engine'
 import { AccessError, CollectionName, grantRead, listAccess, NOT_A_SERVER, revokeRead, RoleName } from '../../engine/store/access'
@@ -20,13 +20,34 @@ const Args = z.discriminatedUnion('sub', [
 const ACCESS_USAGE =
   'usage: docent access grant <role> <collection> | revoke <role> <collection> | list  --database <url> [--json]'
 
+export interface AccessFlags {
+  database?: string
+  data?: string
+  json?: boolean
+}
+
+/** `docent access`: its arguments, options and help (main.ts adds it to the program). */
+export function accessCommand(): Command {
+  return new Command('access')
+    .description('who reads which collection of a team library')
+    .usage('grant <role> <collection> | revoke <role> <collection> | list  --database <url> [--json]')
+    .argument('[words...]')
+    .option('--database <url>', 'the team library (or DOCENT_DATABASE_URL)')
+    .option('--data <dir>', 'refused: a data folder has no roles')
+    .option('--json', 'one JSON document on stdout')
+    .action((words: string[], o: AccessFlags) => runAccess(words, o))
+}
+
+/** Runs `docent access <argv>` (the words after `access`). */
 export async function cmdAccess(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { database: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } },
-  })
-  const [sub, role, collection, ...extra] = positionals
+  await accessCommand()
+    .exitOverride()
+    .configureOutput({ writeErr: () => {}, outputError: () => {} })
+    .parseAsync(argv, { from: 'user' })
+}
+
+async function runAccess(words: string[], values: AccessFlags): Promise<void> {
+  const [sub, role, collection, ...extra] = words
   if (extra.length > 0) throw new AccessError(`too many words: ${ACCESS_USAGE}`)
   const parsed = Args.safeParse({ sub, role, collection })
   if (!parsed.success) {

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util'
 import type { AskEvent, AskResult } from '../../shared/answer'
 import { withLibrary } from '../library'
 import { markTerms, queryTerms } from '../../shared/excerpt'
@@ -10,22 +9,19 @@ import { markTerms, queryTerms } from '../../shared/excerpt'
  * result follows (a draft that fails verification is withdrawn, never left standing).
  */
 
-export async function cmdAsk(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      collection: { type: 'string', multiple: true },
-      version: { type: 'string' },
-      data: { type: 'string' },
-      database: { type: 'string' },
-      models: { type: 'string' },
-      json: { type: 'boolean' },
-      'search-only': { type: 'boolean' },
-      thread: { type: 'string' },
-    },
-  })
-  const question = positionals.join(' ').trim()
+export interface AskFlags {
+  collection?: string[]
+  version?: string
+  data?: string
+  database?: string
+  models?: string
+  json?: boolean
+  searchOnly?: boolean
+  thread?: string
+}
+
+export async function cmdAsk(words: string[], values: AskFlags): Promise<void> {
+  const question = words.join(' ').trim()
   if (!question) throw new Error('ask needs a question: docent ask "how do I ..."')
   const json = !!values.json
   const live = !json && !!process.stdout.isTTY
@@ -75,7 +71,7 @@ export async function cmdAsk(argv: string[]): Promise<void> {
           // No --version: the version named in the question (if any), else every version.
           scope: { collections: values.collection ?? [], version: values.version ?? 'auto' },
           ...(values.thread ? { threadId: values.thread } : {}),
-          ...(values['search-only'] ? { searchOnly: true } : {}),
+          ...(values.searchOnly ? { searchOnly: true } : {}),
         },
         { onEvent, signal: controller.signal },
       ),

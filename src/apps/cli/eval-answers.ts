@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { parseArgs } from 'node:util'
 import { Engine } from '../../engine/engine'
 import { loadQuestions, type EvalQuestion } from '../../engine/eval/questions'
 import {
@@ -21,28 +20,27 @@ import { formatTable } from './table'
  * is imported into a throw-away database.
  */
 
-const OPTIONS = {
-  corpus: { type: 'string' },
-  questions: { type: 'string' },
-  data: { type: 'string' },
-  models: { type: 'string' },
-  json: { type: 'string' },
-  collection: { type: 'string' },
-  judge: { type: 'boolean' },
-  'gate-threshold': { type: 'string' },
-  only: { type: 'string' },
-  half: { type: 'string' },
-} as const
+export interface EvalAnswersFlags {
+  corpus?: string
+  questions?: string
+  data?: string
+  models?: string
+  json?: string
+  collection?: string
+  judge?: boolean
+  gateThreshold?: string
+  only?: string
+  half?: string
+}
 
 interface Setup {
-  values: { data?: string; models?: string; json?: string; collection?: string; judge?: boolean; 'gate-threshold'?: string }
+  values: EvalAnswersFlags
   questions: EvalQuestion[]
   corpus: string
   qfile: string
 }
 
-async function setup(argv: string[], name: string): Promise<Setup> {
-  const { values } = parseArgs({ args: argv, options: OPTIONS })
+async function setup(values: EvalAnswersFlags, name: string): Promise<Setup> {
   const corpus = values.corpus ?? fail(`eval ${name} needs --corpus <folder>`)
   const qfile = values.questions ?? fail(`eval ${name} needs --questions <file.jsonl>`)
   if (!existsSync(corpus)) fail(`corpus folder "${corpus}" does not exist`)
@@ -57,8 +55,8 @@ async function setup(argv: string[], name: string): Promise<Setup> {
     const set = path.basename(path.dirname(path.resolve(qfile)))
     questions = questions.filter((q) => halfOf(set, q.id) === half)
   }
-  if (values['gate-threshold'] !== undefined && !Number.isFinite(Number(values['gate-threshold'])))
-    fail(`--gate-threshold must be a number (got "${values['gate-threshold']}")`)
+  if (values.gateThreshold !== undefined && !Number.isFinite(Number(values.gateThreshold)))
+    fail(`--gate-threshold must be a number (got "${values.gateThreshold}")`)
   return { values, questions, corpus, qfile }
 }
 
@@ -76,7 +74,7 @@ async function withCorpus<T>(s: Setup, fn: (engine: Engine, collection: string) 
     try {
       const collection = s.values.collection ?? 'eval-' + path.basename(path.resolve(s.corpus))
       progress(`importing ${s.corpus} …`)
-      const ingest = await engine.ingest(s.corpus, { collection })
+      const ingest = await engine.importFolder(s.corpus, { collection })
       return await fn(engine, ingest.collection)
     } finally {
       await engine.close()
@@ -91,7 +89,7 @@ function progress(text: string): void {
 }
 
 async function run(engine: Engine, collection: string, s: Setup, config: AnswerEvalConfig): Promise<AnswerEvalReport> {
-  const threshold = s.values['gate-threshold']
+  const threshold = s.values.gateThreshold
   return evalAnswers(engine, s.questions, {
     collection,
     config,
@@ -104,8 +102,8 @@ async function run(engine: Engine, collection: string, s: Setup, config: AnswerE
 
 const pct = (x: number | null) => (x === null ? null : `${Math.round(x * 1000) / 10}%`)
 
-export async function cmdEvalAnswers(argv: string[]): Promise<void> {
-  const s = await setup(argv, 'answers')
+export async function cmdEvalAnswers(values: EvalAnswersFlags): Promise<void> {
+  const s = await setup(values, 'answers')
   const report = await withCorpus(s, (engine, collection) => run(engine, collection, s, FULL_CONFIG))
   if (process.stderr.isTTY) process.stderr.write('\r'.padEnd(80) + '\r')
   if (s.values.json) await writeFile(s.values.json, JSON.stringify(report, null, 2) + '\n')
@@ -139,8 +137,8 @@ export async function cmdEvalAnswers(argv: string[]): Promise<void> {
   process.stdout.write(out.join('\n') + '\n')
 }
 
-export async function cmdEvalCompare(argv: string[]): Promise<void> {
-  const s = await setup(argv, 'compare')
+export async function cmdEvalCompare(values: EvalAnswersFlags): Promise<void> {
+  const s = await setup(values, 'compare')
   const reports = await withCorpus(s, async (engine, collection) => {
     const all: AnswerEvalReport[] = []
     for (const config of COMPARE_CONFIGS) all.push(await run(engine, collection, s, config))

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { parseArgs } from 'node:util'
 import { Engine } from '../../engine/engine'
 import { loadQuestions } from '../../engine/eval/questions'
 import {
@@ -20,17 +19,15 @@ import { formatTable } from './table'
  * degraded relevance gate (no reranker) on the installed embedder, fitting on one half of the
  * questions and reporting on the other. Corpora and question files pair up in order.
  */
-export async function cmdEvalGate(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      corpus: { type: 'string', multiple: true },
-      questions: { type: 'string', multiple: true },
-      data: { type: 'string' },
-      models: { type: 'string' },
-      json: { type: 'string' },
-    },
-  })
+export interface EvalGateFlags {
+  corpus?: string[]
+  questions?: string[]
+  data?: string
+  models?: string
+  json?: string
+}
+
+export async function cmdEvalGate(values: EvalGateFlags): Promise<void> {
   const corpora = values.corpus ?? []
   const files = values.questions ?? []
   if (corpora.length === 0 || corpora.length !== files.length)
@@ -47,7 +44,7 @@ export async function cmdEvalGate(argv: string[]): Promise<void> {
     for (const [i, corpus] of corpora.entries()) {
       const file = files[i]!
       const set = path.basename(path.dirname(path.resolve(file)))
-      const ingest = await engine.ingest(corpus, { collection: 'eval-' + path.basename(path.resolve(corpus)) })
+      const ingest = await engine.importFolder(corpus, { collection: 'eval-' + path.basename(path.resolve(corpus)) })
       const got = await collectGateSamples(engine, await loadQuestions(file), {
         set,
         collection: ingest.collection,

@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
-import { parseArgs } from 'node:util'
+import { Command, CommanderError, Option } from 'commander'
 import { Engine } from '../../engine/engine'
 import { SearchMode } from '../../shared/search'
 import type { ImportProgress } from '../../shared/api'
@@ -13,10 +13,14 @@ import { loadQuestions } from '../../engine/eval/questions'
 import { evalRetrieval } from '../../engine/eval/retrieval'
 import { RRF_K } from '../../engine/retrieve/fuse'
 import { formatTable } from './table'
-import { cmdAsk, highlight } from './ask'
+import { cmdAsk, highlight, type AskFlags } from './ask'
 import { excerpt, queryTerms } from '../../shared/excerpt'
-import { cmdEvalAnswers, cmdEvalCompare } from './eval-answers'
+import { cmdEvalAnswers, cmdEvalCompare, type EvalAnswersFlags } from './eval-answers'
 import { LibraryError, withLibrary } from '../library'
+import { accessCommand } from './access'
+import type { EvalGateFlags } from './eval-gate'
+import type { McpFlags } from './mcp'
+import type { WatchFlags } from './watch'
 
 /**
  * `docent` command line. Contract (docs/contracts.md, "CLI"): with --json, stdout is exactly one
@@ -28,23 +32,42 @@ import { LibraryError, withLibrary } from '../library'
 
 class UsageError extends Error {}
 
-const USAGE = `Usage:
-  docent ingest <folder> --collection <name> [--data <dir> | --database <url>] [--models <dir>] [--json] [--allow-empty]
-  docent search "<query>" [--collection <name>] [--version <v>|all|latest|auto] [--mode keyword|vector|hybrid] [--rerank] [-k <n>] [--data <dir> | --database <url>] [--models <dir>] [--json]
-  docent ask "<question>" [--collection <name>] [--version <v>|all|latest|auto] [--data <dir> | --database <url>] [--models <dir>] [--json] [--search-only] [--thread <id>]
-  docent collections [--data <dir> | --database <url>] [--json]
-  docent watch [--collection <name>...] [--data <dir> | --database <url>] [--models <dir>]
-  docent mcp [--data <dir> | --database <url>] [--models <dir>] [--allow-writes]
-  docent access grant <role> <collection> | revoke <role> <collection> | list  --database <url> [--json]
-  docent eval retrieval --corpus <folder> --questions <file.jsonl> [--mode keyword|vector|hybrid] [--fusion rrf] [--rerank] [--data <dir> | --database <url>] [--json <out.json>]
-  docent eval answers --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--only id,id] [--half fit|held-out] [--json <out.json>] [--judge]
-  docent eval compare --corpus <folder> --questions <file.jsonl> [--data <dir>] [--models <dir>] [--json <out.json>] [--judge]
-
+/** Said after the generated help of `docent help`. */
+const HELP_AFTER = `
 --database postgres://user@host/db (or DOCENT_DATABASE_URL) uses a team library on a PostgreSQL server
 instead of a data folder; the password comes from the URL or PGPASSWORD, and ?sslmode=require turns on TLS.
 
 Without --version (or with --version auto), a version the question names ("in the 2025-06-18 spec",
 "the latest release") is searched, else every version; --version all searches every version regardless.`
+
+/** --data, --database and --models, as each command that opens the library takes them. */
+export interface LibraryFlags {
+  data?: string
+  database?: string
+  models?: string
+}
+interface IngestFlags extends LibraryFlags {
+  collection?: string
+  json?: boolean
+  allowEmpty?: boolean
+}
+interface SearchFlags extends LibraryFlags {
+  collection?: string[]
+  version?: string
+  mode?: string
+  rerank?: boolean
+  k?: string
+  json?: boolean
+}
+interface EvalRetrievalFlags extends LibraryFlags {
+  corpus?: string
+  questions?: string
+  mode?: string
+  rerank?: boolean
+  json?: string
+  collection?: string
+  fusion?: string
+}
 
 function fail(message: string): never {
   throw new UsageError(message)
@@ -88,21 +111,8 @@ function parseMode(v: string | undefined, fallback: SearchMode): SearchMode {
   return m.data
 }
 
-async function cmdIngest(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      collection: { type: 'string' },
-      data: { type: 'string' },
-      database: { type: 'string' },
-      models: { type: 'string' },
-      json: { type: 'boolean' },
-      // A sync that would remove every document (an emptied folder, an unmounted drive) goes on only with this.
-      'allow-empty': { type: 'boolean' },
-    },
-  })
-  const folder = positionals[0] ?? fail('ingest needs a folder: docent ingest <folder> --collection <name>')
+async function cmdIngest(given: string | undefined, values: IngestFlags): Promise<void> {
+  const folder = given ?? fail('ingest needs a folder: docent ingest <folder> --collection <name>')
   if (!existsSync(folder) || !statSync(folder).isDirectory())
     fail(`"${folder}" is not a folder; give the path of a folder of documents`)
   const tty = process.stderr.isTTY && !values.json
@@ -113,7 +123,7 @@ async function cmdIngest(argv: string[]): Promise<void> {
       {
         folder: path.resolve(folder),
         ...(values.collection ? { collection: values.collection } : {}),
-        ...(values['allow-empty'] ? { allowEmpty: true } : {}),
+        ...(values.allowEmpty ? { allowEmpty: true } : {}),
       },
       {
         signal: controller.signal,
@@ -148,23 +158,8 @@ async function cmdIngest(argv: string[]): Promise<void> {
   process.stdout.write(lines.join('\n') + '\n')
 }
 
-async function cmdSearch(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      collection: { type: 'string', multiple: true },
-      version: { type: 'string' },
-      mode: { type: 'string' },
-      rerank: { type: 'boolean' },
-      k: { type: 'string', short: 'k' },
-      data: { type: 'string' },
-      database: { type: 'string' },
-      models: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  })
-  const query = positionals.join(' ').trim() || fail('search needs a query: docent search "how do I ..."')
+async function cmdSearch(words: string[], values: SearchFlags): Promise<void> {
+  const query = words.join(' ').trim() || fail('search needs a query: docent search "how do I ..."')
   const k = values.k === undefined ? 10 : Number(values.k)
   if (!Number.isInteger(k) || k < 1 || k > 100) fail(`-k must be a whole number from 1 to 100 (got "${values.k}")`)
   const mode = parseMode(values.mode, 'hybrid')
@@ -207,11 +202,7 @@ async function cmdSearch(argv: string[]): Promise<void> {
   })
 }
 
-async function cmdCollections(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { data: { type: 'string' }, database: { type: 'string' }, models: { type: 'string' }, json: { type: 'boolean' } },
-  })
+async function cmdCollections(values: LibraryFlags & { json?: boolean }): Promise<void> {
   const cols = await withLibrary(values, (lib) => lib.invoke('collections.list', {}), { mustExist: true })
   if (values.json) return out({ collections: cols })
   if (cols.length === 0)
@@ -232,30 +223,7 @@ async function cmdCollections(argv: string[]): Promise<void> {
   )
 }
 
-async function cmdEval(argv: string[]): Promise<void> {
-  const [sub, ...rest] = argv
-  if (sub === 'answers') return cmdEvalAnswers(rest)
-  if (sub === 'compare') return cmdEvalCompare(rest)
-  if (sub === 'gate') return (await import('./eval-gate')).cmdEvalGate(rest)
-  if (sub !== 'retrieval')
-    fail(`unknown eval "${sub ?? ''}"; try: docent eval retrieval --corpus <folder> --questions <file.jsonl>`)
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      corpus: { type: 'string' },
-      questions: { type: 'string' },
-      mode: { type: 'string' },
-      rerank: { type: 'boolean' },
-      data: { type: 'string' },
-      /** A PostgreSQL server instead of a throw-away folder (the same eval on both backends). */
-      database: { type: 'string' },
-      models: { type: 'string' },
-      json: { type: 'string' },
-      collection: { type: 'string' },
-      /** `rrf`: hybrid by equal-weight RRF (ADR 0001) instead of the engine's fusion (ADR 0014), for comparison. */
-      fusion: { type: 'string' },
-    },
-  })
+async function cmdEvalRetrieval(values: EvalRetrievalFlags): Promise<void> {
   const corpus = values.corpus ?? fail('eval retrieval needs --corpus <folder>')
   if (values.fusion !== undefined && values.fusion !== 'rrf')
     fail(`--fusion takes only "rrf" (equal-weight RRF); got "${values.fusion}"`)
@@ -268,7 +236,7 @@ async function cmdEval(argv: string[]): Promise<void> {
   try {
     const report = await withEngine({ ...values, data: values.data ?? tmp ?? undefined }, async (e) => {
       const collection = values.collection ?? 'eval-' + path.basename(path.resolve(corpus))
-      const ingest = await e.ingest(corpus, { collection })
+      const ingest = await e.importFolder(corpus, { collection })
       const r = await evalRetrieval(e, questions, {
         collection: ingest.collection,
         mode,
@@ -314,50 +282,127 @@ export interface CliIo {
 }
 
 export async function main(argv: string[], io: CliIo = {}): Promise<number> {
-  const [cmd, ...rest] = argv
+  const program = cliProgram(io)
+  if (argv.length === 0) {
+    process.stdout.write(program.helpInformation())
+    return 1
+  }
   try {
-    switch (cmd) {
-      case 'ingest':
-        await cmdIngest(rest)
-        break
-      case 'search':
-        await cmdSearch(rest)
-        break
-      case 'ask':
-        await cmdAsk(rest)
-        break
-      case 'collections':
-        await cmdCollections(rest)
-        break
-      case 'watch':
-        await (await import('./watch')).cmdWatch(rest)
-        break
-      case 'mcp':
-        await (await import('./mcp')).cmdMcp(rest, io)
-        break
-      case 'access':
-        await (await import('./access')).cmdAccess(rest)
-        break
-      case 'eval':
-        await cmdEval(rest)
-        break
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        process.stdout.write(USAGE + '\n')
-        return cmd === undefined ? 1 : 0
-      default:
-        fail(`unknown command "${cmd}"; run "docent help" for the list`)
-    }
+    await program.parseAsync(argv, { from: 'user' })
     return 0
   } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err)
-    const hint =
-      err instanceof UsageError ? '' : /ERR_PARSE_ARGS/.test((err as { code?: string }).code ?? '') ? ' (run "docent help")' : ''
+    // Help asked for (`docent help`, `--help`) was written to stdout.
+    if (err instanceof CommanderError && err.exitCode === 0) return 0
+    const msg = err instanceof Error ? err.message.replace(/^error: /, '') : String(err)
+    const hint = err instanceof CommanderError ? ' (run "docent help")' : ''
     process.stderr.write(`docent: ${msg.split('\n')[0]}${hint}\n`)
     return 1
   }
+}
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value]
+
+/** --data and --database, which every command that opens a library takes, and --models where it loads models. */
+function libraryOptions(command: Command, models = true): Command {
+  command
+    .option('--data <dir>', "the database folder (default: the app's data folder)")
+    .option('--database <url>', 'a team library on a PostgreSQL server instead (or DOCENT_DATABASE_URL)')
+  return models ? command.option('--models <dir>', "the models folder (default: the app's)") : command
+}
+
+function scopeOptions(command: Command): Command {
+  return command
+    .option('--collection <name>', 'only this collection (repeat for more)', collect)
+    .option('--version <v>', 'a version, all, latest or auto (the version the text names, else all)')
+}
+
+const modeOption = (): Option => new Option('--mode <mode>', 'keyword, vector or hybrid (default)')
+
+/**
+ * The commands, their arguments and options: the parser and the generated help (`docent help
+ * [command]`). Errors are thrown, never printed: main() writes the one line the contract promises.
+ */
+function cliProgram(io: CliIo): Command {
+  const program = new Command('docent')
+    .description('Answers questions about your own document folders, fully offline, with checked citations.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: () => {}, outputError: () => {} })
+    .addHelpText('after', HELP_AFTER)
+  // Extra words were never an error: `docent ingest <folder> more` imports <folder>.
+  const command = (name: string, description: string): Command =>
+    program.command(name).description(description).allowExcessArguments()
+
+  libraryOptions(command('ingest', 'import a folder into a collection (again: sync it)').argument('[folder]'))
+    .option('--collection <name>', "the collection's name (default: the folder's)")
+    .option('--json', 'one JSON document on stdout')
+    .option('--allow-empty', 'go on with a sync that would remove every document of the collection')
+    .action((folder: string | undefined, o: IngestFlags) => cmdIngest(folder, o))
+  libraryOptions(scopeOptions(command('search', 'the passages that match a query').argument('[query...]')))
+    .addOption(modeOption())
+    .option('--rerank', 'reorder with the cross-encoder')
+    .option('-k, --k <n>', 'how many passages (1-100, default 10)')
+    .option('--json', 'one JSON document on stdout')
+    .action((query: string[], o: SearchFlags) => cmdSearch(query, o))
+  libraryOptions(scopeOptions(command('ask', 'an answer with checked citations').argument('[question...]')))
+    .option('--json', 'one JSON document on stdout')
+    .option('--search-only', 'the sources without an answer')
+    .option('--thread <id>', 'a follow-up in this thread')
+    .action((question: string[], o: AskFlags) => cmdAsk(question, o))
+  libraryOptions(command('collections', 'the collections and their state'))
+    .option('--json', 'one JSON document on stdout')
+    .action((o: LibraryFlags & { json?: boolean }) => cmdCollections(o))
+  libraryOptions(command('watch', 'keep collections in step with their folders until Ctrl-C'))
+    .option('--collection <name>', 'only this collection (repeat for more)', collect)
+    .action(async (o: WatchFlags) => (await import('./watch')).cmdWatch(o))
+  libraryOptions(command('mcp', 'a Model Context Protocol server on stdio'))
+    .option('--allow-writes', 'let the client import and remove collections')
+    .action(async (o: McpFlags) => (await import('./mcp')).cmdMcp(o, io))
+  program.addCommand(accessCommand().copyInheritedSettings(program))
+  evalCommands(command('eval', 'evaluations: retrieval, answers, compare, gate'))
+  return program
+}
+
+function evalCommands(evaluation: Command): void {
+  evaluation
+    .argument('[eval]')
+    .action((sub: string | undefined) =>
+      fail(`unknown eval "${sub ?? ''}"; try: docent eval retrieval --corpus <folder> --questions <file.jsonl>`),
+    )
+  const corpusOptions = (c: Command): Command =>
+    c.option('--corpus <folder>', 'the documents').option('--questions <file>', 'the golden questions (.jsonl)')
+  libraryOptions(corpusOptions(evaluation.command('retrieval').description('recall and MRR of the retrieval')))
+    .addOption(modeOption())
+    .option('--rerank', 'reorder with the cross-encoder')
+    .option('--json <out.json>', 'also write the report there')
+    .option('--collection <name>', 'the collection (default: eval-<corpus folder>)')
+    // `rrf`: hybrid by equal-weight RRF (ADR 0001) instead of the engine's fusion (ADR 0014), for comparison.
+    .option('--fusion <rrf>', "hybrid by equal-weight RRF instead of the engine's fusion")
+    .action((o: EvalRetrievalFlags) => cmdEvalRetrieval(o))
+  const answerOptions = (c: Command): Command =>
+    corpusOptions(c)
+      .option('--data <dir>', 'the database folder (default: a throw-away one)')
+      .option('--models <dir>', "the models folder (default: the app's)")
+      .option('--json <out.json>', 'also write the report there')
+      .option('--collection <name>', 'the collection (default: eval-<corpus folder>)')
+      .option('--judge', 'have the model judge the answers too')
+      .option('--gate-threshold <x>', "the relevance gate's threshold")
+      .option('--only <ids>', 'only these question ids (comma-separated)')
+      .option('--half <half>', 'fit or held-out')
+  answerOptions(evaluation.command('answers').description('the whole pipeline on every golden question')).action(
+    (o: EvalAnswersFlags) => cmdEvalAnswers(o),
+  )
+  answerOptions(evaluation.command('compare').description('one table over retrieval and pipeline configurations')).action(
+    (o: EvalAnswersFlags) => cmdEvalCompare(o),
+  )
+  evaluation
+    .command('gate')
+    .description('calibrate the relevance gate without a reranker (one --questions per --corpus)')
+    .option('--corpus <folder>', 'the documents (repeat for more)', collect)
+    .option('--questions <file>', 'their golden questions (repeat, in the same order)', collect)
+    .option('--data <dir>', 'the database folder (default: a throw-away one)')
+    .option('--models <dir>', "the models folder (default: the app's)")
+    .option('--json <out.json>', 'also write the report there')
+    .action(async (o: EvalGateFlags) => (await import('./eval-gate')).cmdEvalGate(o))
 }
 
 // Run directly from source (tsx src/apps/cli/main.ts); the built CLI's entry is bin.ts, bundled with this file.

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import type { Readable, Writable } from 'node:stream'
-import { parseArgs } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Library, requireLibraryFolder } from '../library'
 import { createDocentMcpServer } from '../mcp/server'
@@ -26,23 +25,24 @@ function packageVersion(): string {
   return '0.0.0'
 }
 
-export async function cmdMcp(argv: string[], io: { stdin?: Readable; stdout?: Writable; version?: string } = {}): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      data: { type: 'string' },
-      database: { type: 'string' },
-      models: { type: 'string' },
-      'allow-writes': { type: 'boolean' },
-    },
-  })
+export interface McpFlags {
+  data?: string
+  database?: string
+  models?: string
+  allowWrites?: boolean
+}
+
+export async function cmdMcp(
+  values: McpFlags,
+  io: { stdin?: Readable; stdout?: Writable; version?: string } = {},
+): Promise<void> {
   // A stray console.log from a library would corrupt the protocol stream.
   const toStderr = (...args: unknown[]) => console.error(...args)
   console.log = toStderr
   console.info = toStderr
   console.debug = toStderr
 
-  const allowWrites = !!values['allow-writes']
+  const allowWrites = !!values.allowWrites
   // Read-only, a mistyped --data must not become an empty library the client then searches; the
   // app's own folder may be new (an MCP client starts the server before the first import).
   if (!allowWrites) requireLibraryFolder(values, { explicitOnly: true })

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util'
 import type { Engine } from '../../engine/engine'
 import { describeOwner } from '../../engine/store/lock'
 import { collectionSlug } from '../../engine/store/ids'
@@ -51,16 +50,14 @@ export function formatWatchEvent(e: WatchEvent): string | null {
   }
 }
 
-export async function cmdWatch(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      collection: { type: 'string', multiple: true },
-      data: { type: 'string' },
-      database: { type: 'string' },
-      models: { type: 'string' },
-    },
-  })
+export interface WatchFlags {
+  collection?: string[]
+  data?: string
+  database?: string
+  models?: string
+}
+
+export async function cmdWatch(values: WatchFlags): Promise<void> {
   // Nothing to watch where no folder was ever imported (a mistyped --data).
   requireLibraryFolder(values)
   const print = (e: WatchEvent) => {

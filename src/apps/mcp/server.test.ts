@@ -59,7 +59,7 @@ describe('docent mcp over stdio', () => {
       }
     }
     const engine = await Engine.open({ dataDir: data, modelsDir: noModels })
-    await engine.ingest(corpus, { collection: 'mcp' })
+    await engine.importFolder(corpus, { collection: 'mcp' })
     await engine.close()
     server = await startServer(data, noModels)
   })
@@ -288,7 +288,7 @@ describe('docent mcp with models installed (fixture models: random weights, plum
       { recursive: true },
     )
     const engine = await Engine.open({ dataDir: d.dir, modelsDir: fixtureModels })
-    await engine.ingest(c.dir, { collection: 'mcp' })
+    await engine.importFolder(c.dir, { collection: 'mcp' })
     await engine.close()
     server = await startServer(d.dir, fixtureModels)
   })

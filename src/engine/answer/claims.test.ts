@@ -26,7 +26,7 @@ describe('sentences their cited passages do not support', () => {
     await mkdir(path.join(c.dir, 'docs'), { recursive: true })
     await writeFile(path.join(c.dir, 'docs', 'limits.md'), DOC)
     engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
-    expect((await engine.ingest(c.dir, { collection: 'limits' })).failed).toEqual([])
+    expect((await engine.importFolder(c.dir, { collection: 'limits' })).failed).toEqual([])
   })
   afterAll(async () => {
     await engine?.close()

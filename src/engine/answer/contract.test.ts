@@ -80,7 +80,7 @@ function suite(backend: StoreBackend): void {
       await writeFile(path.join(c.dir, rel), text)
     }
     engine = await Engine.open({ ...place.options, modelsDir: path.join(d.dir, 'no-models') })
-    expect((await engine.ingest(c.dir, { collection: 'mcp' })).failed).toEqual([])
+    expect((await engine.importFolder(c.dir, { collection: 'mcp' })).failed).toEqual([])
   })
   afterAll(async () => {
     await engine?.close()

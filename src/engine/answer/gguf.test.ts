@@ -29,7 +29,7 @@ describe('ask through the fixture GGUF model', () => {
       await writeFile(path.join(corpus.dir, rel), text)
     }
     engine = await Engine.open({ dataDir: data.dir, modelsDir: fixtureModels })
-    await engine.ingest(corpus.dir, { collection: 'fixture' })
+    await engine.importFolder(corpus.dir, { collection: 'fixture' })
   })
   afterAll(async () => {
     await engine?.close()

@@ -79,7 +79,7 @@ describe('answer pipeline on a real engine', () => {
     corpus = c.dir
     for (const [rel, text] of Object.entries(FILES)) await write(rel, text)
     engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
-    const r = await engine.ingest(corpus, { collection: 'mcp' })
+    const r = await engine.importFolder(corpus, { collection: 'mcp' })
     expect(r.failed).toEqual([])
   })
   afterAll(async () => {
@@ -355,7 +355,7 @@ describe('answer pipeline on a real engine', () => {
     expect(chat.calls).toHaveLength(1)
 
     // A re-import that changes nothing keeps the cache.
-    expect((await engine.ingest(corpus, { collection: 'mcp' })).imported).toBe(0)
+    expect((await engine.importFolder(corpus, { collection: 'mcp' })).imported).toBe(0)
     expect((await ask(q, '2025-03-26', chat, { useCache: true })).result.cached).toBe(true)
 
     // A re-import that changed something drops it.
@@ -363,7 +363,7 @@ describe('answer pipeline on a real engine', () => {
       'specification/2025-03-26/basic/transports.md',
       FILES['specification/2025-03-26/basic/transports.md']!.replace('202 Accepted', '202 Accepted with no body'),
     )
-    expect((await engine.ingest(corpus, { collection: 'mcp' })).imported).toBe(1)
+    expect((await engine.importFolder(corpus, { collection: 'mcp' })).imported).toBe(1)
     chat.push(answer)
     const after = await ask(q, '2025-03-26', chat, { useCache: true })
     expect(after.result.cached).toBe(false)

@@ -152,7 +152,7 @@ describe('through the engine', () => {
     try {
       await mkdir(path.join(c.dir, 'spec'), { recursive: true })
       await writeFile(path.join(c.dir, 'spec', 'errors.md'), `# Protocol\n\n${ERRORS}\n`)
-      expect((await engine.ingest(c.dir, { collection: 'spec' })).failed).toEqual([])
+      expect((await engine.importFolder(c.dir, { collection: 'spec' })).failed).toEqual([])
       const chat = new ScriptedChat([reply('The following error codes are defined [1]:', [1])])
       const result = await engine.ask(
         {

@@ -63,7 +63,7 @@ describe('the release check after generation', () => {
       await writeFile(path.join(c.dir, rel), text)
     }
     engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
-    expect((await engine.ingest(c.dir, { collection: 'docs' })).failed).toEqual([])
+    expect((await engine.importFolder(c.dir, { collection: 'docs' })).failed).toEqual([])
   })
   afterAll(async () => {
     await engine?.close()

@@ -89,7 +89,7 @@ describe('release rules on a real engine', () => {
       await writeFile(path.join(c.dir, rel), text)
     }
     engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
-    expect((await engine.ingest(c.dir, { collection: 'docs' })).failed).toEqual([])
+    expect((await engine.importFolder(c.dir, { collection: 'docs' })).failed).toEqual([])
   })
   afterAll(async () => {
     await engine?.close()

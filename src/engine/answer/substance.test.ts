@@ -122,7 +122,7 @@ describe('through the engine', () => {
     try {
       await mkdir(path.join(c.dir, 'spec'), { recursive: true })
       await writeFile(path.join(c.dir, 'spec', 'prompts.md'), `# Prompts\n\n${PROMPTS}\n`)
-      expect((await engine.ingest(c.dir, { collection: 'spec' })).failed).toEqual([])
+      expect((await engine.importFolder(c.dir, { collection: 'spec' })).failed).toEqual([])
       const question = 'what notification does the server send when its list of prompts changes'
       // Not a restatement (the verifier sends those back to the model): it has words of its own, and no name.
       const chat = new ScriptedChat([

@@ -27,7 +27,7 @@ describe('evalAnswers', () => {
       await writeFile(path.join(corpus.dir, rel), text)
     }
     engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
-    await engine.ingest(corpus.dir, { collection: 'docs' })
+    await engine.importFolder(corpus.dir, { collection: 'docs' })
   })
   afterAll(async () => {
     await engine?.close()

@@ -30,7 +30,7 @@ describe('retrieval eval gate (keyword, MCP docs)', () => {
     const t = await tempDir()
     cleanup = t.cleanup
     engine = await Engine.open({ dataDir: t.dir, modelsDir: path.join(t.dir, 'no-models') })
-    const report = await engine.ingest(mcpCorpus, { collection: 'mcp' })
+    const report = await engine.importFolder(mcpCorpus, { collection: 'mcp' })
     expect(report.failed).toEqual([])
   }, 300_000)
   afterAll(async () => {
@@ -83,7 +83,7 @@ describe.skipIf(noFastify !== null && !IN_CI)('retrieval eval gate (keyword, Fas
     const t = await tempDir()
     cleanup = t.cleanup
     engine = await Engine.open({ dataDir: t.dir, modelsDir: path.join(t.dir, 'no-models') })
-    const report = await engine.ingest(fastifyDocsCorpus, { collection: 'fastify' })
+    const report = await engine.importFolder(fastifyDocsCorpus, { collection: 'fastify' })
     expect(report.failed).toEqual([])
   }, 300_000)
   afterAll(async () => {

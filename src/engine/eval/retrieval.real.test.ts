@@ -56,7 +56,7 @@ describe('real embedder: hybrid beats keyword on the MCP golden set', () => {
         dataDir: path.join(t.dir, 'data-' + path.basename(dir)),
         modelsDir: await onlyEmbedder(dir, t.dir),
       })
-      const report = await e.ingest(mcpCorpus, { collection: 'mcp' })
+      const report = await e.importFolder(mcpCorpus, { collection: 'mcp' })
       expect(report.failed).toEqual([])
       const embedded = (await e.collections()).find((c) => c.id === 'mcp')
       expect(embedded?.embedded, 'every chunk embedded by the real model').toBe(embedded?.chunks)

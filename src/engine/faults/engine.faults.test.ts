@@ -111,7 +111,7 @@ describe('engine killed at random points', () => {
 
     const cleanData = path.join(await temp(), 'index')
     const clean = await Engine.open({ dataDir: cleanData, modelsDir: models })
-    await clean.ingest(corpus, { collection: 'mcp' })
+    await clean.importFolder(corpus, { collection: 'mcp' })
     await clean.close()
     const reference = await chunkSnapshot(cleanData, models)
     expect(resumed.rows.length).toBe(reference.rows.length)
@@ -157,7 +157,7 @@ describe('engine killed at random points', () => {
     expect(after.problems).toEqual([])
     const cleanData = path.join(await temp(), 'index')
     const clean = await Engine.open({ dataDir: cleanData, modelsDir: models })
-    await clean.ingest(corpus, { collection: 'mcp' })
+    await clean.importFolder(corpus, { collection: 'mcp' })
     await clean.close()
     expect(after.rows).toEqual((await chunkSnapshot(cleanData, models)).rows)
   })
@@ -242,7 +242,7 @@ describe('damaged models', () => {
     const corpus = await corpusSubset()
     const engine = await Engine.open({ dataDir: path.join(await temp(), 'index'), modelsDir: models })
     try {
-      const report = await engine.ingest(corpus, { collection: 'mcp' })
+      const report = await engine.importFolder(corpus, { collection: 'mcp' })
       expect(report.failed).toEqual([])
       expect(report.imported).toBeGreaterThan(10)
       const res = await engine.search('tool errors', { mode: 'hybrid', k: 5 })
@@ -346,7 +346,7 @@ describe('disk full', () => {
     const engine = await Engine.open({ dataDir: data, modelsDir: models })
     let failure: unknown = null
     try {
-      await engine.ingest(mcpCorpus, { collection: 'mcp' })
+      await engine.importFolder(mcpCorpus, { collection: 'mcp' })
     } catch (err) {
       failure = err
     }
@@ -362,7 +362,7 @@ describe('disk full', () => {
     expect(after.problems).toEqual([])
     const again = await Engine.open({ dataDir: data, modelsDir: models })
     try {
-      const report = await again.ingest(mcpCorpus, { collection: 'mcp' })
+      const report = await again.importFolder(mcpCorpus, { collection: 'mcp' })
       expect(report.failed).toEqual([])
       expect(report.unchanged).toBeGreaterThanOrEqual(kept)
       expect(await checkIndexConsistency(again.db)).toEqual([])

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { EventPayload } from '../../shared/api'
 import { tempDir } from '../../test-support/paths'
 import { eventRecorder, type Seen } from '../../test-support/engine-process'
-import { EngineClient } from './client'
+import type { Message, RequestMessage } from 'vscode-jsonrpc/node'
+import { EngineClient, type EngineProcessListeners } from './client'
 import { nodeEngineSpawner } from './node-spawner'
 
 /**
@@ -169,5 +170,70 @@ describe('EngineClient over the real engine host (src/apps/engine-host.ts in a N
     const after = await client.invoke('collections.list', {})
     expect(after.ok).toBe(true)
     expect(client.pid).not.toBe(pid)
+  })
+})
+
+describe('EngineClient: the order of what the engine sends', () => {
+  /** An engine "process" in this one, scripted message by message (as the in-process owner of open-folder.ts is). */
+  function scripted() {
+    let listeners: EngineProcessListeners | null = null
+    const sent: Message[] = []
+    const rec = recorder()
+    const client = new EngineClient({
+      spawn: (l) => {
+        listeners = l
+        return { pid: 1, postMessage: (m) => sent.push(m), kill: () => l.onExit('killed') }
+      },
+      onEvent: rec.onEvent,
+      log: () => {},
+    })
+    const deliver = (m: object) => listeners!.onMessage({ jsonrpc: '2.0', ...m })
+    const progress = (jobId: string) => ({
+      method: 'import.progress',
+      params: {
+        jobId,
+        phase: 'importing',
+        collection: 'c',
+        filesTotal: 1,
+        filesDone: 0,
+        currentFile: null,
+        imported: 0,
+        unchanged: 0,
+        failed: 0,
+        skipped: 0,
+        chunksWritten: 0,
+        textsEmbedded: 0,
+        bytesTotal: 0,
+        bytesDone: 0,
+        elapsedMs: 0,
+        etaMs: null,
+      },
+    })
+    return { client, rec, sent, deliver, progress }
+  }
+  const tick = () => new Promise((r) => setImmediate(r))
+
+  it('hands an event on as it arrives, before the engine goes on (the in-process owner: MCP progress before the answer)', async () => {
+    const { client, rec, deliver, progress } = scripted()
+    const listed = client.invoke('collections.list', {})
+    deliver({ method: 'ready', params: { pid: 1 } })
+    deliver(progress('imp_1'))
+    expect(rec.seen.map((s) => s.event)).toEqual(['import.progress'])
+    await tick()
+    deliver({ id: 0, result: [] })
+    expect(await listed).toEqual({ ok: true, value: [] })
+  })
+
+  it('never lets an event overtake an answer that arrived before it', async () => {
+    const { client, rec, sent, deliver, progress } = scripted()
+    const started = client.invoke('collections.import', { folder: '/docs' })
+    deliver({ method: 'ready', params: { pid: 1 } })
+    while (sent.length === 0) await tick()
+    let answered = false
+    void started.then(() => (answered = true))
+    deliver({ id: (sent[0] as RequestMessage).id, result: { jobId: 'imp_1' } })
+    deliver(progress('imp_1'))
+    const progressSeen = rec.waitFor((s) => s.event === 'import.progress').then(() => answered)
+    expect(await progressSeen).toBe(true)
   })
 })

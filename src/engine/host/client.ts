@@ -1,3 +1,5 @@
+import type { Message, MessageConnection } from 'vscode-jsonrpc/node'
+import type { z } from 'zod'
 import {
   EventMap,
   type EventName,
@@ -7,30 +9,35 @@ import {
   type InvokeOutput,
   type Result,
 } from '../../shared/api'
-import type { z } from 'zod'
+import { errorMessage } from '../../shared/errors'
 import {
   ErrorCode,
   errorResult,
-  parseFromHost,
-  type FromHost,
+  FatalParams,
+  inputOf,
+  Notify,
+  ReadyParams,
   type INTERNAL_METHODS,
   type InternalName,
-  type ToHost,
 } from './protocol'
+import { ChannelReader, ChannelWriter, openConnection, resultOfError } from './rpc'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
  * Electron main's side of the engine protocol (engine/host/protocol.ts): starts the engine process
- * on first use, matches responses to requests by id, times requests out, relays events — and when
- * the process dies, answers every pending request with an error and sends the final event of every
+ * on first use, holds requests until it is ready, times requests out, relays events — and when the
+ * process dies, answers every pending request with an error and sends the final event of every
  * job that was running, so nothing in the UI waits forever. The next request starts a new process.
+ * Ids and matching answers to requests are the JSON-RPC connection's (rpc.ts).
  *
- * The process is injected (`spawn`): Electron's utilityProcess in the app (engine-process.ts),
- * Node's child_process in tests (node-spawner.ts).
+ * The process is injected (`spawn`): Electron's utilityProcess in the app (src/main/engine-process.ts),
+ * Node's child_process in tests (node-spawner.ts), the library in-process or over its owner's
+ * socket (open-folder.ts), a PostgreSQL server (open-server.ts).
  */
 
 export interface EngineProcess {
   readonly pid: number | undefined
-  postMessage(message: ToHost): void
+  postMessage(message: Message): void
   kill(): void
 }
 
@@ -59,38 +66,41 @@ const DEFAULT_TIMEOUTS: Partial<Record<InvokeName | InternalName | 'default', nu
   'collections.remove': 5 * 60_000,
 }
 
-interface Pending {
-  method: string
-  input: unknown
-  resolve: (r: Result<unknown>) => void
-  timer: ReturnType<typeof setTimeout>
-}
-
 type RunningJob = { kind: 'import' } | { kind: 'models'; role: EventPayload<'models.done'>['role'] } | { kind: 'ask' }
 
+/** One engine process and its connection; the next process is a new generation. */
 interface Generation {
   proc: EngineProcess | null
-  ready: boolean
+  connection: MessageConnection
+  reader: ChannelReader
   dead: boolean
   fatal: string | null
-  queue: ToHost[]
-  pending: Map<number, Pending>
+  /** Requests not answered yet: each fails with the message when the process has gone. */
+  pending: Set<(stopped: string) => void>
+  /** Resolves true at `ready`, false when the process went before it. */
+  opened: Promise<boolean>
+  markOpened: (ok: boolean) => void
+  /** Resolves once the process has gone and its last messages were handled. */
+  stopped: Promise<void>
+  markStopped: () => void
   /** Running jobs (by jobId) and questions (by requestId) that are owed a final event. */
   jobs: Map<string, RunningJob>
   /** Jobs and questions whose final event already arrived, so a late response does not revive them. */
   finished: Set<string>
-  /** Resolves when the process has gone. */
-  exited: Promise<void>
-  markExited: () => void
 }
 
 function isEventName(name: string): name is EventName {
   return Object.prototype.hasOwnProperty.call(EventMap, name)
 }
 
+function settleOnce<T>(): { promise: Promise<T>; settle: (value: T) => void } {
+  let settle = (_: T): void => {}
+  const promise = new Promise<T>((resolve) => (settle = resolve))
+  return { promise, settle }
+}
+
 export class EngineClient {
   private gen: Generation | null = null
-  private nextId = 1
   private disposed = false
   private readonly timeouts: Partial<Record<string, number>>
   private readonly log: (message: string) => void
@@ -121,16 +131,39 @@ export class EngineClient {
   request(method: string, input: unknown): Promise<Result<unknown>> {
     if (this.disposed) return Promise.resolve(errorResult('The app is closing.', ErrorCode.engineStopped))
     const gen = this.ensureStarted()
-    const id = this.nextId++
+    const ms = this.timeouts[method] ?? this.timeouts['default'] ?? 60_000
     return new Promise((resolve) => {
-      const ms = this.timeouts[method] ?? this.timeouts['default'] ?? 60_000
-      const timer = setTimeout(() => {
-        if (!gen.pending.delete(id)) return
-        resolve(errorResult(`The engine did not answer ${method} within ${Math.round(ms / 1000)} s.`, ErrorCode.timeout))
-      }, ms)
+      let settled = false
+      const settle = (r: Result<unknown>): void => {
+        if (settled) return
+        settled = true
+        gen.pending.delete(stop)
+        clearTimeout(timer)
+        resolve(r)
+      }
+      const stop = (message: string): void => settle(errorResult(message, ErrorCode.engineStopped))
+      gen.pending.add(stop)
+      const timer = setTimeout(
+        () => settle(errorResult(`The engine did not answer ${method} within ${Math.round(ms / 1000)} s.`, ErrorCode.timeout)),
+        ms,
+      )
       timer.unref?.()
-      gen.pending.set(id, { method, input, resolve, timer })
-      this.send(gen, { type: 'request', id, method, input })
+      void gen.opened.then((ok) => {
+        if (!ok) return
+        try {
+          gen.connection.sendRequest(method, input).then(
+            (value: unknown) => {
+              // An answer after the time-out is dropped, as the request was.
+              if (settled) return
+              this.trackStartedJob(gen, method, input, value)
+              settle({ ok: true, value })
+            },
+            (err: unknown) => settle(resultOfError(err)),
+          )
+        } catch (err) {
+          settle(errorResult(errorMessage(err), ErrorCode.engineStopped))
+        }
+      })
     })
   }
 
@@ -152,39 +185,47 @@ export class EngineClient {
     const gen = this.gen
     if (!gen?.proc || gen.dead) return
     try {
-      gen.proc.postMessage({ type: 'shutdown' })
+      // Straight to the process, ready or not: one that is still opening its database closes it.
+      gen.proc.postMessage({ jsonrpc: '2.0', method: Notify.shutdown } as Message)
     } catch {
       gen.proc.kill()
     }
     let timer: ReturnType<typeof setTimeout> | undefined
     const graceOver = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)))
-    if ((await Promise.race([gen.exited, graceOver])) === 'late') {
+    if ((await Promise.race([gen.stopped, graceOver])) === 'late') {
       gen.proc.kill()
-      await Promise.race([gen.exited, new Promise((resolve) => setTimeout(resolve, 2_000))])
+      await Promise.race([gen.stopped, sleep(2_000)])
     }
     clearTimeout(timer)
   }
 
   private ensureStarted(): Generation {
     if (this.gen && !this.gen.dead) return this.gen
-    let markExited = (): void => {}
-    const exited = new Promise<void>((resolve) => (markExited = resolve))
+    const opened = settleOnce<boolean>()
+    const stopped = settleOnce<void>()
+    const reader = new ChannelReader(
+      (m) => this.log(`${m} from the engine`),
+      (method, params) => this.onNotification(gen, method, inputOf(params)),
+    )
     const gen: Generation = {
       proc: null,
-      ready: false,
+      connection: openConnection(reader, new ChannelWriter((m) => gen.proc?.postMessage(m), this.log)),
+      reader,
       dead: false,
       fatal: null,
-      queue: [],
-      pending: new Map(),
+      pending: new Set(),
+      opened: opened.promise,
+      markOpened: opened.settle,
+      stopped: stopped.promise,
+      markStopped: stopped.settle,
       jobs: new Map(),
       finished: new Set(),
-      exited,
-      markExited,
     }
+    gen.connection.onNotification((method, params) => this.onNotification(gen, method, inputOf(params)))
     this.gen = gen
     try {
       gen.proc = this.opts.spawn({
-        onMessage: (m) => this.onMessage(gen, m),
+        onMessage: (m) => reader.deliver(m),
         onExit: (detail) => this.onExit(gen, detail),
       })
     } catch (err) {
@@ -194,59 +235,30 @@ export class EngineClient {
     return gen
   }
 
-  private send(gen: Generation, msg: ToHost): void {
-    if (!gen.ready || !gen.proc) {
-      gen.queue.push(msg)
+  private onNotification(gen: Generation, method: string, params: unknown): void {
+    if (method === Notify.ready) {
+      if (ReadyParams.safeParse(params).success) gen.markOpened(true)
+      else this.log('dropped a malformed ready from the engine')
       return
     }
-    try {
-      gen.proc.postMessage(msg)
-    } catch (err) {
-      this.log(`send failed: ${err instanceof Error ? err.message : String(err)}`)
-    }
-  }
-
-  private onMessage(gen: Generation, raw: unknown): void {
-    const msg: FromHost | null = parseFromHost(raw)
-    if (!msg) {
-      this.log('dropped a malformed message from the engine')
+    if (method === Notify.fatal) {
+      const fatal = FatalParams.safeParse(params)
+      if (!fatal.success) return this.log('dropped a malformed fatal from the engine')
+      gen.fatal = fatal.data.message
+      this.log(`engine failed to start: ${fatal.data.message}`)
       return
     }
-    switch (msg.type) {
-      case 'ready': {
-        gen.ready = true
-        for (const m of gen.queue.splice(0)) this.send(gen, m)
-        return
-      }
-      case 'fatal': {
-        gen.fatal = msg.message
-        this.log(`engine failed to start: ${msg.message}`)
-        return
-      }
-      case 'response': {
-        const p = gen.pending.get(msg.id)
-        if (!p) return // timed out earlier
-        gen.pending.delete(msg.id)
-        clearTimeout(p.timer)
-        if (msg.result.ok) this.trackStartedJob(gen, p.method, p.input, msg.result.value)
-        p.resolve(msg.result)
-        return
-      }
-      case 'event': {
-        if (!isEventName(msg.event)) {
-          this.log(`dropped unknown event ${msg.event}`)
-          return
-        }
-        const parsed = EventMap[msg.event].safeParse(msg.payload)
-        if (!parsed.success) {
-          this.log(`dropped malformed ${msg.event} event`)
-          return
-        }
-        this.trackEvent(gen, msg.event, parsed.data)
-        this.opts.onEvent(msg.event, parsed.data as EventPayload<typeof msg.event>)
-        return
-      }
+    if (!isEventName(method)) {
+      this.log(`dropped unknown event ${method}`)
+      return
     }
+    const parsed = EventMap[method].safeParse(params)
+    if (!parsed.success) {
+      this.log(`dropped malformed ${method} event`)
+      return
+    }
+    this.trackEvent(gen, method, parsed.data)
+    this.opts.onEvent(method, parsed.data as EventPayload<typeof method>)
   }
 
   private trackStartedJob(gen: Generation, method: string, input: unknown, value: unknown): void {
@@ -293,16 +305,17 @@ export class EngineClient {
   private onExit(gen: Generation, detail: string): void {
     if (gen.dead) return
     gen.dead = true
-    gen.markExited()
+    // The next request starts a new process at once; this one's last messages are handled first.
     if (this.gen === gen) this.gen = null
+    gen.reader.afterDelivered(() => this.onGone(gen, detail))
+  }
+
+  private onGone(gen: Generation, detail: string): void {
     const message = gen.fatal ?? `The engine stopped unexpectedly (${detail}).`
     if (!this.disposed || gen.pending.size > 0) this.log(message)
-    for (const [, p] of gen.pending) {
-      clearTimeout(p.timer)
-      p.resolve(errorResult(message, ErrorCode.engineStopped))
-    }
-    gen.pending.clear()
-    gen.queue.length = 0
+    gen.markOpened(false)
+    for (const stop of [...gen.pending]) stop(message)
+    gen.connection.dispose()
     for (const [jobId, job] of gen.jobs) {
       if (job.kind === 'import')
         this.opts.onEvent('import.done', {
@@ -319,5 +332,6 @@ export class EngineClient {
       else this.opts.onEvent('ask.done', { requestId: jobId, error: `${message} The question was not answered; ask it again.` })
     }
     gen.jobs.clear()
+    gen.markStopped()
   }
 }

@@ -1,34 +1,31 @@
 /**
- * A stand-in engine process for EngineClient tests: speaks protocol.ts over child_process IPC.
+ * A stand-in engine process for EngineClient tests: speaks protocol.ts (JSON-RPC) over child_process IPC.
  * Modes (argv[2]):
  *   hang   ready; acknowledges collections.import / models.download / ask with an id (and one
  *          import progress event), answers collections.list, and never answers anything else (so requests stay pending)
  *   fatal  reports that the database could not be opened, then exits 1
  */
-import type { FromHost } from './protocol'
+import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node'
 
 const mode = process.argv[2] ?? 'hang'
-const send = (m: FromHost): void => {
-  process.send?.(m)
-}
+// vscode-jsonrpc's own reader and writer for a Node child's IPC: the client speaks plain JSON-RPC.
+const connection = createMessageConnection(new IPCMessageReader(process), new IPCMessageWriter(process))
+const send = (method: string, params: object): void => void connection.sendNotification(method, params)
 
 if (mode === 'fatal') {
-  send({ type: 'fatal', message: 'The index at /nowhere could not be opened: locked by another process' })
+  connection.listen()
+  send('fatal', { message: 'The index at /nowhere could not be opened: locked by another process' })
   setTimeout(() => process.exit(1), 20)
 } else {
   let n = 0
-  process.on('message', (raw: unknown) => {
-    const msg = raw as { type: string; id: number; method: string; input: { role?: string } }
-    if (msg.type === 'shutdown') process.exit(0)
-    if (msg.type !== 'request') return
-    if (msg.method === 'collections.list') send({ type: 'response', id: msg.id, result: { ok: true, value: [] } })
-    if (msg.method === 'collections.import') {
+  connection.onNotification('shutdown', () => process.exit(0))
+  connection.onRequest((method: string) => {
+    if (method === 'collections.list') return []
+    if (method === 'collections.import') {
       const jobId = `imp_fake_${++n}`
-      send({ type: 'response', id: msg.id, result: { ok: true, value: { jobId } } })
-      send({
-        type: 'event',
-        event: 'import.progress',
-        payload: {
+      // After the answer, as a real import reports.
+      setImmediate(() =>
+        send('import.progress', {
           jobId,
           phase: 'importing',
           collection: 'c',
@@ -45,17 +42,16 @@ if (mode === 'fatal') {
           bytesDone: 10,
           elapsedMs: 5,
           etaMs: null,
-        },
-      })
+        }),
+      )
+      return { jobId }
     }
-    if (msg.method === 'ask')
-      send({ type: 'response', id: msg.id, result: { ok: true, value: { requestId: `ask_fake_${++n}` } } })
-    if (msg.method === 'models.download') {
-      const jobId = `mdl_fake_${++n}`
-      send({ type: 'response', id: msg.id, result: { ok: true, value: { jobId } } })
-    }
+    if (method === 'ask') return { requestId: `ask_fake_${++n}` }
+    if (method === 'models.download') return { jobId: `mdl_fake_${++n}` }
+    return new Promise(() => {})
   })
-  send({ type: 'ready', pid: process.pid })
+  connection.listen()
+  send('ready', { pid: process.pid })
   // Stay alive until killed.
   setInterval(() => {}, 1 << 30)
 }

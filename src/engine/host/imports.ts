@@ -71,7 +71,7 @@ export class ImportJobs {
         report = signal.aborted
           ? emptyReport(collection, folder, 'Import cancelled before it started.')
           : await this.modelUse.using(() =>
-              this.engine.ingest(folder, {
+              this.engine.importFolder(folder, {
                 collection,
                 signal,
                 onProgress: (p) => this.emit('import.progress', { ...p, jobId: job.id }),

@@ -1,12 +1,14 @@
 import type net from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { MessageConnection } from 'vscode-jsonrpc/node'
 import { errorMessage } from '../../shared/errors'
 import { Engine } from '../engine'
 import { ModelManager, type DownloadFetch } from '../models/install'
 import { describeOwner, type OwnerLock, type OwnerRole } from '../store/lock'
 import { createEngineHost, type EngineHost } from './host'
-import { ErrorCode, errorResult, parseToHost, type FromHost, type ToHost } from './protocol'
-import { acceptClient, listenSocket, sendFrame, type Hello } from './socket'
+import { ErrorCode, errorResult, Notify } from './protocol'
+import { ChannelReader, ChannelWriter, notify, openConnection, serveRequests } from './rpc'
+import { acceptClient, listenSocket, type Hello, type SocketChannel } from './socket'
 
 /**
  * The owner of a data folder: the one process with the database open. It serves the host protocol
@@ -36,6 +38,9 @@ export type CloseMode = 'idle' | 'now'
 interface Client {
   socket: net.Socket
   hello: Hello | null
+  /** After the hello: the socket and the JSON-RPC connection over it. */
+  channel: SocketChannel | null
+  connection: MessageConnection | null
   /** Told `ready` (after the hello, once the engine is open). */
   ready: boolean
 }
@@ -48,16 +53,28 @@ export class LibraryOwner {
   private closing: Promise<void> | null = null
   private hurry = false
   private readonly opened: Promise<boolean>
+  /** The owning process's own side of the protocol, in-process. */
+  private readonly localReader: ChannelReader
+  private readonly local: MessageConnection
 
   private constructor(
     private readonly opts: OwnerOptions,
     private readonly lock: OwnerLock,
     private readonly server: net.Server,
-    /** The owning process's own side of the protocol. */
-    private readonly local: (message: FromHost) => void,
+    send: (message: unknown) => void,
     private readonly onClosed: (detail: string) => void,
     onOpen: (engine: Engine) => void,
   ) {
+    this.localReader = new ChannelReader(opts.log)
+    // The connection handles each message in a turn of the event loop of its own, as over a message
+    // port: a caller that sends request after request in a loop does not starve timers and I/O (an
+    // in-process search is a chain of microtasks).
+    this.local = openConnection(this.localReader, new ChannelWriter(send, opts.log))
+    serveRequests(
+      this.local,
+      (method, input) => this.serve(method, input),
+      () => void this.close(this.opts.role === 'app' ? 'now' : 'idle'),
+    )
     this.opened = this.open(onOpen)
   }
 
@@ -68,7 +85,7 @@ export class LibraryOwner {
   static async start(
     opts: OwnerOptions,
     lock: OwnerLock,
-    handlers: { local: (message: FromHost) => void; onClosed: (detail: string) => void; onOpen: (engine: Engine) => void },
+    handlers: { local: (message: unknown) => void; onClosed: (detail: string) => void; onOpen: (engine: Engine) => void },
   ): Promise<LibraryOwner> {
     let owner: LibraryOwner | null = null
     const early: net.Socket[] = []
@@ -94,19 +111,8 @@ export class LibraryOwner {
   }
 
   /** A message from the owning process itself. */
-  post(message: ToHost): void {
-    if (message.type === 'shutdown') {
-      void this.close(this.opts.role === 'app' ? 'now' : 'idle')
-      return
-    }
-    const { id } = message
-    // Across a turn of the event loop, as over a message port: a caller that sends request after
-    // request in a loop must not starve timers and I/O (an in-process search is a chain of microtasks).
-    setImmediate(() => {
-      void this.serve(message.method, message.input).then((result) =>
-        setImmediate(() => this.local({ type: 'response', id, result })),
-      )
-    })
+  post(message: unknown): void {
+    this.localReader.deliver(message)
   }
 
   close(mode: CloseMode): Promise<void> {
@@ -120,7 +126,7 @@ export class LibraryOwner {
       this.engine = await Engine.open({ dataDir: this.opts.dataDir, modelsDir: this.opts.modelsDir, lock: this.lock })
     } catch (err) {
       const message = `The index at ${this.opts.dataDir} could not be opened: ${errorMessage(err)}`
-      this.broadcast({ type: 'fatal', message })
+      this.broadcast(Notify.fatal, { message })
       void this.close('now')
       return false
     }
@@ -129,14 +135,14 @@ export class LibraryOwner {
       dataDir: this.opts.dataDir,
       modelsDir: this.opts.modelsDir,
       appVersion: this.opts.appVersion,
-      emit: (event, payload) => this.broadcast({ type: 'event', event, payload }),
+      emit: (event, payload) => this.broadcast(event, payload),
       watchFolders: this.opts.watchFolders,
       ...(this.opts.downloadFetch
         ? { models: new ModelManager(this.engine.modelsDir, { fetchImpl: this.opts.downloadFetch }) }
         : {}),
     })
     onOpen(this.engine)
-    this.local({ type: 'ready', pid: process.pid })
+    notify(this.local, Notify.ready, { pid: process.pid })
     for (const c of this.clients) this.greet(c)
     return true
   }
@@ -151,15 +157,15 @@ export class LibraryOwner {
     }
   }
 
-  private broadcast(message: FromHost): void {
-    this.local(message)
-    for (const c of this.clients) if (c.ready || message.type === 'fatal') sendFrame(c.socket, message)
+  private broadcast(method: string, params: object): void {
+    notify(this.local, method, params)
+    for (const c of this.clients) if (c.connection && (c.ready || method === Notify.fatal)) notify(c.connection, method, params)
   }
 
   private greet(c: Client): void {
-    if (c.ready || !c.hello || !this.host || this.closing) return
+    if (c.ready || !c.connection || !c.hello || !this.host || this.closing) return
     c.ready = true
-    sendFrame(c.socket, { type: 'ready', pid: process.pid } satisfies FromHost)
+    notify(c.connection, Notify.ready, { pid: process.pid })
     // The app and `docent watch` keep every folder in step; whoever owns the library does it for them.
     if (c.hello.role === 'app' || c.hello.role === 'watch') this.host.watchFolders()
   }
@@ -169,24 +175,27 @@ export class LibraryOwner {
       socket.destroy()
       return
     }
-    const c: Client = { socket, hello: null, ready: false }
+    const c: Client = { socket, hello: null, channel: null, connection: null, ready: false }
     this.clients.add(c)
-    socket.on('close', () => this.clients.delete(c))
+    const reader = new ChannelReader((m) => this.opts.log(`${m} from a client`))
+    socket.on('close', () => {
+      this.clients.delete(c)
+      c.connection?.dispose()
+    })
     acceptClient(socket, this.lock.info.token, {
-      onHello: (hello) => {
+      onHello: (hello, channel) => {
         c.hello = hello
+        c.channel = channel
+        c.connection = openConnection(reader, new ChannelWriter((m) => channel.send(m), this.opts.log))
+        // A client's shutdown means it is leaving, not that the library should close.
+        serveRequests(
+          c.connection,
+          (method, input) => this.serve(method, input),
+          () => void channel.end(),
+        )
         this.greet(c)
       },
-      onMessage: (raw) => {
-        const message = parseToHost(raw)
-        if (!message) return this.opts.log('dropped a malformed message from a client')
-        // A client's shutdown means it is leaving, not that the library should close.
-        if (message.type === 'shutdown') return void socket.end()
-        const { id } = message
-        void this.serve(message.method, message.input).then((result) =>
-          sendFrame(socket, { type: 'response', id, result } satisfies FromHost),
-        )
-      },
+      onMessage: (raw) => reader.deliver(raw),
       onBad: (why) => this.opts.log(`closed a connection: ${why}`),
     })
   }
@@ -208,10 +217,10 @@ export class LibraryOwner {
     } catch (err) {
       this.opts.log(`shutdown: ${errorMessage(err)}`)
     }
-    const bye: FromHost = { type: 'fatal', message: `The library's owner, ${describeOwner(this.lock.info)}, has closed it.` }
+    const bye = { message: `The library's owner, ${describeOwner(this.lock.info)}, has closed it.` }
     for (const c of this.clients) {
-      if (c.ready) sendFrame(c.socket, bye)
-      c.socket.end()
+      if (c.ready && c.connection) notify(c.connection, Notify.fatal, bye)
+      void (c.channel ? c.channel.end() : c.socket.end())
     }
     try {
       await this.engine?.close()

@@ -1,34 +1,35 @@
 import { z } from 'zod'
-import type { Result } from '../../shared/api'
+import type { Message } from 'vscode-jsonrpc/node'
 
 /**
- * Message protocol between Electron main (the client, ./client.ts) and the engine
- * host running in a utility process (src/apps/engine-host.ts). Plain structured-clone data over
- * `utilityProcess` / `process.parentPort` in the app, over `child_process.fork` IPC in tests, and
- * as JSON frames over the data folder's socket between the folder's owner and the processes
- * attached to it (./socket.ts, ./library.ts), where a client's `shutdown` means it is leaving.
+ * The protocol between Electron main (the client, ./client.ts) and the engine host in its process
+ * (src/apps/engine-host.ts): JSON-RPC 2.0, run by `vscode-jsonrpc` (./rpc.ts; ADR 0015). Messages
+ * are structured-clone data over `utilityProcess` / `process.parentPort` in the app and over
+ * `child_process.fork` IPC in tests, and `Content-Length`-framed JSON over the data folder's socket
+ * between the folder's owner and the processes attached to it (./socket.ts, ./open-folder.ts), where a
+ * client's `shutdown` means it is leaving.
  *
  *   main -> host
- *     { type: 'request', id, method, input }
- *         `id` is a positive integer chosen by the client, unique per host process. `method` is an
- *         InvokeMap name (src/shared/api.ts) or an internal method (INTERNAL_METHODS below: callable
- *         by main, never relayed from the renderer). `input` is the raw input; the host validates
- *         it with the contract's zod schema whatever the client did.
- *     { type: 'shutdown' }
+ *     request `<method>`, params = the input
+ *         `method` is an InvokeMap name (src/shared/api.ts) or an internal method (INTERNAL_METHODS
+ *         below: callable by main, never relayed from the renderer). The host validates the input
+ *         with the contract's zod schema whatever the client did.
+ *     notification `shutdown`
  *         Cancel running jobs, close the database, exit 0. The client kills the process if it has
  *         not exited after a grace period.
  *
  *   host -> main
- *     { type: 'ready', pid }
- *         Sent once, after the engine has opened its database. The client queues requests until then.
- *     { type: 'fatal', message }
+ *     notification `ready` {pid}
+ *         Sent once, after the engine has opened its database. The client holds requests until then.
+ *     notification `fatal` {message}
  *         The engine could not start (database locked or corrupt, ...). The host exits right after;
  *         the client fails every pending request with `message`.
- *     { type: 'response', id, result }
- *         Exactly one per request. `result` is a Result (`{ok: true, value}` or
- *         `{ok: false, error: {message, code?}}`): errors cross the boundary serialized as data,
- *         never as exceptions, so a failing handler cannot take the host down.
- *     { type: 'event', event, payload }
+ *     the response to each request
+ *         Its `result` is the method's output, validated against the contract by the host; a failure
+ *         is a JSON-RPC error whose `data.code` is one of ErrorCode (below). The client turns both into
+ *         a Result (`{ok: true, value}` or `{ok: false, error: {message, code?}}`): errors cross the
+ *         boundary as data, never as exceptions, so a failing handler cannot take the host down.
+ *     notification `<event>`, params = the payload
  *         A pushed EventMap event, validated against its schema by the host before sending.
  *
  * Long jobs (imports, model downloads) answer their request at once with a jobId and then report
@@ -37,6 +38,18 @@ import type { Result } from '../../shared/api'
  * (with an error) and fails pending requests, so the renderer never waits on a dead process
  * (AnythingLLM's worker manager does the same). The next request starts a new host.
  */
+
+/** The protocol's own notifications; every other notification is an EventMap event. */
+export const Notify = {
+  ready: 'ready',
+  fatal: 'fatal',
+  shutdown: 'shutdown',
+  /** The first message on the owner's socket (socket.ts), before anything else is read. */
+  hello: 'hello',
+} as const
+
+export const ReadyParams = z.object({ pid: z.number() })
+export const FatalParams = z.object({ message: z.string() })
 
 const ChunkInContext = z.object({
   chunk_id: z.string(),
@@ -62,9 +75,7 @@ export const INTERNAL_METHODS = {
   /** A passage with up to `around` chunks before and after it in its document (MCP get_passage); null when not indexed. */
   'passage.get': {
     input: z.object({ chunkId: z.string().min(1).max(200), around: z.number().int().min(0).max(5).default(1) }),
-    output: z
-      .object({ passage: ChunkInContext, previous: z.array(ChunkInContext), next: z.array(ChunkInContext) })
-      .nullable(),
+    output: z.object({ passage: ChunkInContext, previous: z.array(ChunkInContext), next: z.array(ChunkInContext) }).nullable(),
   },
 } as const
 export type InternalName = keyof typeof INTERNAL_METHODS
@@ -73,44 +84,33 @@ export function isInternalName(name: unknown): name is InternalName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(INTERNAL_METHODS, name)
 }
 
-export type ToHost = { type: 'request'; id: number; method: string; input: unknown } | { type: 'shutdown' }
+const RequestId = z.union([z.number().int().nonnegative(), z.string().min(1).max(200)])
+const Method = z.string().min(1).max(200)
+const RequestSchema = z.object({ jsonrpc: z.literal('2.0'), id: RequestId, method: Method, params: z.unknown().optional() })
+const NotificationSchema = z.object({ jsonrpc: z.literal('2.0'), method: Method, params: z.unknown().optional() })
+const ResponseSchema = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: RequestId.nullable(),
+    result: z.unknown().optional(),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown() }).optional(),
+  })
+  .refine((m) => (m.result === undefined) !== (m.error === undefined), 'a response has a result or an error')
 
-export type FromHost =
-  | { type: 'ready'; pid: number }
-  | { type: 'fatal'; message: string }
-  | { type: 'response'; id: number; result: Result<unknown> }
-  | { type: 'event'; event: string; payload: unknown }
-
-const ErrorShape = z.object({ message: z.string(), code: z.string().optional() })
-
-const ToHostSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('request'), id: z.number().int().positive(), method: z.string(), input: z.unknown() }),
-  z.object({ type: z.literal('shutdown') }),
-])
-
-const FromHostSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready'), pid: z.number() }),
-  z.object({ type: z.literal('fatal'), message: z.string() }),
-  z.object({
-    type: z.literal('response'),
-    id: z.number().int().positive(),
-    result: z.union([
-      z.object({ ok: z.literal(true), value: z.unknown() }),
-      z.object({ ok: z.literal(false), error: ErrorShape }),
-    ]),
-  }),
-  z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() }),
-])
-
-/** Messages are checked on arrival at both ends; anything else is dropped (and logged by the caller). */
-export function parseToHost(raw: unknown): ToHost | null {
-  const r = ToHostSchema.safeParse(raw)
-  return r.success ? (r.data as ToHost) : null
+/**
+ * Messages are checked on arrival at every end, before the JSON-RPC connection sees them; anything
+ * that is not a JSON-RPC request, notification or response is dropped (and logged by the caller).
+ */
+export function parseMessage(raw: unknown): Message | null {
+  if (raw === null || typeof raw !== 'object') return null
+  const schema = 'method' in raw ? ('id' in raw ? RequestSchema : NotificationSchema) : ResponseSchema
+  const r = schema.safeParse(raw)
+  return r.success ? (r.data as Message) : null
 }
 
-export function parseFromHost(raw: unknown): FromHost | null {
-  const r = FromHostSchema.safeParse(raw)
-  return r.success ? (r.data as FromHost) : null
+/** A request's or notification's params as the one input they carry (vscode-jsonrpc sends a non-object input as `[input]`). */
+export function inputOf(params: unknown): unknown {
+  return Array.isArray(params) ? params[0] : params
 }
 
 /** Error codes carried in `Result.error.code`. */
@@ -131,3 +131,13 @@ export const ErrorCode = {
 export function errorResult(message: string, code?: string): { ok: false; error: { message: string; code?: string } } {
   return { ok: false, error: code === undefined ? { message } : { message, code } }
 }
+
+/** JSON-RPC's own codes where one fits, else its implementation-defined server error; ErrorCode goes in `data.code`. */
+export function jsonRpcErrorCode(code: string | undefined): number {
+  if (code === ErrorCode.unknownMethod) return -32601
+  if (code === ErrorCode.invalidInput) return -32602
+  if (code === ErrorCode.invalidOutput) return -32603
+  return -32000
+}
+
+export const ErrorData = z.object({ code: z.string().max(100).optional() }).nullish()

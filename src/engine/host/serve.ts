@@ -1,12 +1,14 @@
+import type { Message } from 'vscode-jsonrpc/node'
 import type { DownloadFetch } from '../models/install'
-import { librarySpawner } from './library'
-import { serverSpawner } from './server-library'
-import { parseFromHost, parseToHost, type FromHost } from './protocol'
+import { folderSpawner } from './open-folder'
+import { serverSpawner } from './open-server'
+import { Notify, parseMessage } from './protocol'
+import { isNotification } from './rpc'
 
 /**
  * The app's engine process: serves the library over a message port (protocol.ts). The port is
  * whatever the process was given: Electron's `process.parentPort` in a utility process, Node's
- * `process.send` in a forked child. Behind the port is the library (library.ts): this process owns
+ * `process.send` in a forked child. Behind the port is the library (open-folder.ts): this process owns
  * the data folder, or, when `docent mcp`, `docent watch` or another CLI command already owns it,
  * relays every message to that owner over its socket (which then watches the folders for the app).
  * When that owner closes, this process exits; the app's client starts it again on the next
@@ -14,7 +16,7 @@ import { parseFromHost, parseToHost, type FromHost } from './protocol'
  */
 
 export interface HostPort {
-  postMessage(message: FromHost): void
+  postMessage(message: Message): void
   onMessage(listener: (message: unknown) => void): void
 }
 
@@ -45,7 +47,7 @@ export async function serveEngine(port: HostPort, opts: ServeOptions): Promise<v
         ...(opts.appVersion ? { appVersion: opts.appVersion } : {}),
         log,
       })
-    : librarySpawner({
+    : folderSpawner({
         dataDir: opts.dataDir,
         modelsDir: opts.modelsDir,
         role: 'app',
@@ -57,7 +59,7 @@ export async function serveEngine(port: HostPort, opts: ServeOptions): Promise<v
   const library = spawn({
     onMessage: (raw) => {
       // Checked again here: when attached, this is what another process sent over its socket.
-      const message = parseFromHost(raw)
+      const message = parseMessage(raw)
       if (message) port.postMessage(message)
       else console.error('[engine-host] dropped a malformed message from the library')
     },
@@ -67,12 +69,12 @@ export async function serveEngine(port: HostPort, opts: ServeOptions): Promise<v
     },
   })
   port.onMessage((raw) => {
-    const message = parseToHost(raw)
+    const message = parseMessage(raw)
     if (!message) {
       console.error('[engine-host] dropped a malformed message')
       return
     }
-    if (message.type === 'shutdown') shutdownAsked = true
+    if (isNotification(message, Notify.shutdown)) shutdownAsked = true
     library.postMessage(message)
   })
 }

@@ -2,19 +2,28 @@ import { spawn } from 'node:child_process'
 import { stat } from 'node:fs/promises'
 import net from 'node:net'
 import path from 'node:path'
+import { SocketMessageReader } from 'vscode-jsonrpc/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tempDir } from '../../test-support/paths'
 import { readLock } from '../store/lock'
 import { EngineClient } from './client'
-import { librarySpawner, type LibraryProcess } from './library'
-import { encodeFrame, readFrames, SOCKET_FILE } from './socket'
+import { folderSpawner, type LibraryProcess } from './open-folder'
+import { SOCKET_FILE } from './socket'
 
 /**
  * The owner's socket as an attacker or a careless client meets it: only the same user can reach
  * it (0600 in a 0700 folder), nothing is answered before the token from the lock file, and every
  * request is validated as over the app's IPC. The owner is this test process (a real engine on a
- * real folder); the clients are raw connections.
+ * real folder); the clients are raw connections that write JSON-RPC frames by hand.
  */
+
+/** One message in the socket's framing (LSP's base protocol). */
+const frame = (m: unknown): string => {
+  const body = JSON.stringify(m)
+  return `Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n${body}`
+}
+const request = (id: number, method: string, params: unknown) => ({ jsonrpc: '2.0', id, method, params })
+const isReady = (m: unknown) => (m as { method?: string }).method === 'ready'
 
 describe("the owner's socket", () => {
   let data: string
@@ -28,7 +37,7 @@ describe("the owner's socket", () => {
     cleanups.push(t.cleanup)
     data = path.join(t.dir, 'index')
     owner = new EngineClient({
-      spawn: librarySpawner({ dataDir: data, modelsDir: path.join(t.dir, 'none'), role: 'cli', log: () => {} }, (p) => (proc = p)),
+      spawn: folderSpawner({ dataDir: data, modelsDir: path.join(t.dir, 'none'), role: 'cli', log: () => {} }, (p) => (proc = p)),
       onEvent: () => {},
       log: () => {},
     })
@@ -48,14 +57,10 @@ describe("the owner's socket", () => {
     const waiters: (() => void)[] = []
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
     socket.on('error', () => undefined)
-    readFrames(
-      socket,
-      (m) => {
-        received.push(m)
-        for (const w of waiters.splice(0)) w()
-      },
-      () => {},
-    )
+    new SocketMessageReader(socket).listen((m) => {
+      received.push(m)
+      for (const w of waiters.splice(0)) w()
+    })
     const next = (test: (m: unknown) => boolean) =>
       new Promise<unknown>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no such message; got ${JSON.stringify(received)}`)), 30_000)
@@ -69,11 +74,16 @@ describe("the owner's socket", () => {
         check()
       })
     const ready = new Promise<void>((resolve) => socket.once('connect', () => resolve()))
-    return { socket, received, closed, next, ready, send: (m: unknown) => socket.write(encodeFrame(m)) }
+    return { socket, received, closed, next, ready, send: (m: unknown) => socket.write(frame(m)) }
   }
 
-  const hello = () => ({ type: 'hello', token: readLock(data)!.token, role: 'cli', pid: process.pid })
-  const responseTo = (id: number) => (m: unknown) => (m as { type?: string; id?: number }).type === 'response' && (m as { id: number }).id === id
+  const hello = () => ({
+    jsonrpc: '2.0',
+    method: 'hello',
+    params: { token: readLock(data)!.token, role: 'cli', pid: process.pid },
+  })
+  const responseTo = (id: number) => (m: unknown) =>
+    (m as { method?: string; id?: number }).method === undefined && (m as { id: number }).id === id
 
   it('lives in the data folder, 0600 inside a 0700 folder', async () => {
     expect((await stat(data)).mode & 0o777).toBe(0o700)
@@ -86,8 +96,8 @@ describe("the owner's socket", () => {
   it('closes a connection without the token before sending it anything', async () => {
     const c = connect()
     await c.ready
-    c.send({ type: 'hello', token: 'f'.repeat(64), role: 'cli', pid: 1 })
-    c.send({ type: 'request', id: 1, method: 'collections.list', input: {} })
+    c.send({ jsonrpc: '2.0', method: 'hello', params: { token: 'f'.repeat(64), role: 'cli', pid: 1 } })
+    c.send(request(1, 'collections.list', {}))
     await c.closed
     expect(c.received).toEqual([])
   })
@@ -96,10 +106,8 @@ describe("the owner's socket", () => {
     const c = connect()
     await c.ready
     c.send(hello())
-    await c.next((m) => (m as { type: string }).type === 'ready')
-    const head = Buffer.alloc(4)
-    head.writeUInt32BE(0xffffffff)
-    c.socket.write(head)
+    await c.next(isReady)
+    c.socket.write('Content-Length: 4294967295\r\n\r\n{')
     await c.closed
   })
 
@@ -107,18 +115,18 @@ describe("the owner's socket", () => {
     const c = connect()
     await c.ready
     c.send(hello())
-    expect(await c.next((m) => (m as { type: string }).type === 'ready')).toMatchObject({ pid: process.pid })
-    c.send({ type: 'request', id: 1, method: 'shell.exec', input: { cmd: 'id' } })
-    c.send({ type: 'request', id: 2, method: 'search', input: { query: '', scope: {} } })
-    c.send({ type: 'request', id: -3, method: 'collections.list', input: {} })
-    c.send({ type: 'request', id: 4, method: 'passage.get', input: { chunkId: 'x'.repeat(500) } })
-    c.send({ type: 'request', id: 5, method: 'collections.list', input: {} })
-    expect(await c.next(responseTo(1))).toMatchObject({ result: { ok: false, error: { code: 'unknown_method' } } })
-    expect(await c.next(responseTo(2))).toMatchObject({ result: { ok: false, error: { code: 'invalid_input' } } })
-    expect(await c.next(responseTo(4))).toMatchObject({ result: { ok: false, error: { code: 'invalid_input' } } })
+    expect(await c.next(isReady)).toMatchObject({ params: { pid: process.pid } })
+    c.send(request(1, 'shell.exec', { cmd: 'id' }))
+    c.send(request(2, 'search', { query: '', scope: {} }))
+    c.send({ jsonrpc: '1.0', id: 3, method: 'collections.list', params: {} })
+    c.send(request(4, 'passage.get', { chunkId: 'x'.repeat(500) }))
+    c.send(request(5, 'collections.list', {}))
+    expect(await c.next(responseTo(1))).toMatchObject({ error: { code: -32601, data: { code: 'unknown_method' } } })
+    expect(await c.next(responseTo(2))).toMatchObject({ error: { code: -32602, data: { code: 'invalid_input' } } })
+    expect(await c.next(responseTo(4))).toMatchObject({ error: { code: -32602, data: { code: 'invalid_input' } } })
     // The malformed message was dropped, and the connection still answers.
-    expect(await c.next(responseTo(5))).toMatchObject({ result: { ok: true, value: [] } })
-    expect(c.received.some((m) => (m as { id?: number }).id === -3)).toBe(false)
+    expect(await c.next(responseTo(5))).toMatchObject({ result: [] })
+    expect(c.received.some((m) => (m as { id?: number }).id === 3)).toBe(false)
     c.socket.end()
   })
 
@@ -126,14 +134,14 @@ describe("the owner's socket", () => {
     const c = connect()
     await c.ready
     c.send(hello())
-    await c.next((m) => (m as { type: string }).type === 'ready')
-    c.send({ type: 'request', id: 1, method: 'search', input: { query: 'anything', scope: {}, mode: 'keyword', rerank: false } })
+    await c.next(isReady)
+    c.send(request(1, 'search', { query: 'anything', scope: {}, mode: 'keyword', rerank: false }))
     c.socket.destroy()
     const d = connect()
     await d.ready
     d.send(hello())
-    await d.next((m) => (m as { type: string }).type === 'ready')
-    d.send({ type: 'shutdown' })
+    await d.next(isReady)
+    d.send({ jsonrpc: '2.0', method: 'shutdown' })
     await d.closed
     expect((await owner.invoke('collections.list', {})).ok).toBe(true)
     expect(proc!.state.kind).toBe('owner')

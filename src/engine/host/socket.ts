@@ -3,31 +3,36 @@ import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import { SocketMessageReader, SocketMessageWriter, type Message } from 'vscode-jsonrpc/node'
 import { z } from 'zod'
+import { Notify } from './protocol'
 
 /**
  * The local socket an owner serves the host protocol on (protocol.ts), for the CLI, the MCP server
  * and the app's engine process when another process owns the folder: `<data>/docent.sock` (a Unix
  * domain socket, mode 0600 in the 0700 data folder) or a named pipe on Windows.
  *
- * Frames: a 4-byte big-endian length, then that many bytes of UTF-8 JSON. The first frame a client
- * sends is a hello with the token from the folder's lock file (store/lock.ts), which only the same
- * user can read; a connection without it is closed before it sees anything. Then the client sends
- * ToHost messages and receives FromHost messages, exactly as over the utility process's port.
+ * Messages are JSON-RPC in vscode-jsonrpc's framing (a `Content-Length` header, then that many bytes
+ * of UTF-8 JSON: the Language Server Protocol's base protocol). The first message a client sends is
+ * the `hello` notification with the token from the folder's lock file (store/lock.ts), which only the
+ * same user can read; a connection without it is closed before it sees anything. Then the client
+ * and the owner speak the host protocol exactly as over the utility process's port.
  */
 
 export const SOCKET_FILE = 'docent.sock'
 /** A source.open answer carries a whole PDF (base64); anything bigger is not ours. */
-const MAX_FRAME = 512 * 2 ** 20
+const MAX_MESSAGE = 512 * 2 ** 20
+const MAX_HEADER = 1024
 const HELLO_TIMEOUT_MS = 5_000
 
 export const Hello = z.object({
-  type: z.literal('hello'),
   token: z.string().min(1).max(200),
   role: z.enum(['app', 'watch', 'mcp', 'cli', 'engine']),
   pid: z.number().int(),
 })
 export type Hello = z.infer<typeof Hello>
+
+const HelloMessage = z.object({ jsonrpc: z.literal('2.0'), method: z.literal(Notify.hello), params: Hello })
 
 const hash = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16)
 
@@ -42,47 +47,83 @@ export function socketPathFor(dataDir: string): string {
   return path.join(base, `docent-${process.getuid?.() ?? 'user'}`, `${hash(abs)}.sock`)
 }
 
-export function encodeFrame(message: unknown): Buffer {
-  const body = Buffer.from(JSON.stringify(message), 'utf8')
-  const head = Buffer.alloc(4)
-  head.writeUInt32BE(body.length)
-  return Buffer.concat([head, body])
-}
+/**
+ * A connection on the socket, in vscode-jsonrpc's framing: its reader and writer, a bound on what a
+ * message may announce, and an end that comes after the messages already sent.
+ */
+export class SocketChannel {
+  private readonly reader: SocketMessageReader
+  private readonly writer: SocketMessageWriter
+  private lastWrite: Promise<void> = Promise.resolve()
 
-/** Writes one frame unless the socket is gone (a client killed mid-request must not take the owner down). */
-export function sendFrame(socket: net.Socket, message: unknown): void {
-  if (socket.destroyed || !socket.writable) return
-  socket.write(encodeFrame(message))
+  constructor(
+    readonly socket: net.Socket,
+    private readonly onBad: (why: string) => void,
+  ) {
+    this.reader = new SocketMessageReader(socket)
+    // Nothing waits on a half-sent message: no timer that would keep a closing process alive.
+    this.reader.partialMessageTimeout = 0
+    this.writer = new SocketMessageWriter(socket)
+    socket.on('error', () => undefined)
+  }
+
+  /**
+   * Reads messages off the socket: each whole message goes to `onMessage`; one that announces more
+   * than MAX_MESSAGE bytes, or is not JSON, destroys the socket (after `onBad` hears why).
+   */
+  listen(onMessage: (message: unknown) => void): void {
+    limitMessageSize(this.socket, MAX_MESSAGE, (why) => this.bad(why))
+    this.reader.onError((err) => {
+      // A socket error (the peer went away) is not the peer's fault, and the socket is gone already.
+      if (!this.socket.destroyed) this.bad(`a message that is not JSON-RPC (${err.message})`)
+    })
+    this.reader.listen(onMessage)
+  }
+
+  /** Sends one message unless the socket is gone (a client killed mid-request must not take the owner down). */
+  send(message: Message): Promise<void> {
+    if (this.socket.destroyed || !this.socket.writable) return Promise.resolve()
+    this.lastWrite = this.writer.write(message).catch(() => undefined)
+    return this.lastWrite
+  }
+
+  /** Ends the connection once what was sent has been written. */
+  async end(): Promise<void> {
+    await this.lastWrite
+    this.socket.end()
+  }
+
+  private bad(why: string): void {
+    if (this.socket.destroyed) return
+    this.onBad(why)
+    this.socket.destroy()
+  }
 }
 
 /**
- * Reads frames off a socket: each whole frame's JSON goes to `onMessage`; an oversized or
- * unparseable frame destroys the socket (after `onBad` hears why).
+ * vscode-jsonrpc's reader buffers a message whole, whatever size its header announces: this reads
+ * the same headers alongside it and calls `onTooBig` for a message that announces more than `max`.
  */
-export function readFrames(socket: net.Socket, onMessage: (message: unknown) => void, onBad: (why: string) => void): void {
-  let buffer: Buffer = Buffer.alloc(0)
+function limitMessageSize(socket: net.Socket, max: number, onTooBig: (why: string) => void): void {
+  let header = ''
+  let body = 0
   socket.on('data', (chunk: Buffer) => {
-    buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk
-    while (buffer.length >= 4) {
-      const size = buffer.readUInt32BE(0)
-      if (size > MAX_FRAME) {
-        onBad(`a frame of ${size} bytes`)
-        socket.destroy()
-        return
+    let i = 0
+    while (i < chunk.length && !socket.destroyed) {
+      if (body > 0) {
+        const n = Math.min(body, chunk.length - i)
+        body -= n
+        i += n
+        continue
       }
-      if (buffer.length < 4 + size) return
-      const body = buffer.subarray(4, 4 + size).toString('utf8')
-      buffer = buffer.subarray(4 + size)
-      let message: unknown
-      try {
-        message = JSON.parse(body)
-      } catch {
-        onBad('a frame that is not JSON')
-        socket.destroy()
-        return
-      }
-      onMessage(message)
-      if (socket.destroyed) return
+      header += String.fromCharCode(chunk[i++]!)
+      if (header.length > MAX_HEADER) return onTooBig(`a header of more than ${MAX_HEADER} bytes`)
+      if (!header.endsWith('\r\n\r\n')) continue
+      // A header without a length is the reader's to refuse.
+      const length = Number(/content-length:[ \t]*(\d+)/i.exec(header)?.[1] ?? 0)
+      header = ''
+      if (length > max) return onTooBig(`a message of ${length} bytes`)
+      body = length
     }
   })
 }
@@ -137,38 +178,39 @@ export async function listenSocket(socketPath: string, onConnection: (socket: ne
 export function acceptClient(
   socket: net.Socket,
   token: string,
-  handlers: { onHello: (hello: Hello) => void; onMessage: (message: unknown) => void; onBad: (why: string) => void },
+  handlers: {
+    onHello: (hello: Hello, channel: SocketChannel) => void
+    onMessage: (message: unknown) => void
+    onBad: (why: string) => void
+  },
 ): void {
   let hello: Hello | null = null
   const expected = Buffer.from(token, 'utf8')
+  const channel = new SocketChannel(socket, handlers.onBad)
   const timer = setTimeout(() => {
     handlers.onBad('no hello in time')
     socket.destroy()
   }, HELLO_TIMEOUT_MS)
   timer.unref()
-  socket.on('error', () => undefined)
   socket.on('close', () => clearTimeout(timer))
-  readFrames(
-    socket,
-    (message) => {
-      if (hello) return handlers.onMessage(message)
-      const parsed = Hello.safeParse(message)
-      const given = parsed.success ? Buffer.from(parsed.data.token, 'utf8') : Buffer.alloc(0)
-      if (!parsed.success || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        handlers.onBad('a connection without the token')
-        socket.destroy()
-        return
-      }
-      clearTimeout(timer)
-      hello = parsed.data
-      handlers.onHello(hello)
-    },
-    handlers.onBad,
-  )
+  channel.listen((message) => {
+    if (hello) return handlers.onMessage(message)
+    if (socket.destroyed) return
+    const parsed = HelloMessage.safeParse(message)
+    const given = parsed.success ? Buffer.from(parsed.data.params.token, 'utf8') : Buffer.alloc(0)
+    if (!parsed.success || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      handlers.onBad('a connection without the token')
+      socket.destroy()
+      return
+    }
+    clearTimeout(timer)
+    hello = parsed.data.params
+    handlers.onHello(hello, channel)
+  })
 }
 
 /** Connects to an owner and says hello; rejects when nobody listens there (ENOENT, ECONNREFUSED). */
-export function connectSocket(socketPath: string, hello: Omit<Hello, 'type'>): Promise<net.Socket> {
+export function connectSocket(socketPath: string, hello: Hello, onBad: (why: string) => void): Promise<SocketChannel> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath)
     const fail = (err: Error): void => {
@@ -178,9 +220,9 @@ export function connectSocket(socketPath: string, hello: Omit<Hello, 'type'>): P
     socket.once('error', fail)
     socket.once('connect', () => {
       socket.off('error', fail)
-      socket.on('error', () => undefined)
-      sendFrame(socket, { type: 'hello', ...hello })
-      resolve(socket)
+      const channel = new SocketChannel(socket, onBad)
+      void channel.send({ jsonrpc: '2.0', method: Notify.hello, params: hello } as Message)
+      resolve(channel)
     })
   })
 }

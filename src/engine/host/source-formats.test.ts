@@ -23,7 +23,7 @@ describe('source viewer for AsciiDoc, reStructuredText and CSV', () => {
     await writeFile(path.join(docs.dir, 'notes.rst'), 'Notes\n=====\n\nThe petrel flies far.\n')
     await writeFile(path.join(docs.dir, 'birds.csv'), 'bird,wingspan\nalbatross,3.5 m\n')
     engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'none') })
-    expect((await engine.ingest(docs.dir, { collection: 'docs' })).imported).toBe(3)
+    expect((await engine.importFolder(docs.dir, { collection: 'docs' })).imported).toBe(3)
   })
   afterAll(async () => {
     await engine?.close()

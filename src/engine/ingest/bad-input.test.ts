@@ -59,7 +59,7 @@ describe('bad input', () => {
       await chmod(path.join(root, 'bad/secret.md'), 0o000)
     }
     engine = await Engine.open({ dataDir: b.dir, modelsDir: path.join(b.dir, 'none') })
-    report = await engine.ingest(root, { collection: 'bad-input' })
+    report = await engine.importFolder(root, { collection: 'bad-input' })
   })
   afterAll(async () => {
     await engine?.close()

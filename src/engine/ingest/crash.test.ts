@@ -45,7 +45,7 @@ function suite(backend: StoreBackend): void {
       expect(await checkIndexConsistency(engine.db)).toEqual([])
       // The killed import is offered for resuming (on a server: its connections are gone).
       expect((await engine.unfinishedImports()).map((u) => [u.collection, u.state])).toEqual([['mcp', 'interrupted']])
-      const resumed = await engine.ingest(corpus.dir, { collection: 'mcp' })
+      const resumed = await engine.importFolder(corpus.dir, { collection: 'mcp' })
       expect(resumed.failed).toEqual([])
       // The kill left documents to import: it interrupted the import rather than following it.
       expect(resumed.imported).toBeGreaterThan(0)
@@ -56,7 +56,7 @@ function suite(backend: StoreBackend): void {
       cleanups.push(clean.cleanup)
       const fresh = await Engine.open({ ...clean.options, modelsDir: path.join(data.dir, 'none') })
       try {
-        await fresh.ingest(corpus.dir, { collection: 'mcp' })
+        await fresh.importFolder(corpus.dir, { collection: 'mcp' })
         const freshIds = (await fresh.db.query<{ id: string; text: string }>('SELECT id, text FROM chunks ORDER BY id')).rows
         expect(ids).toEqual(freshIds)
       } finally {

@@ -43,7 +43,7 @@ describe('deep headings in citations', () => {
     await mkdir(path.join(corpus.dir, 'reference'), { recursive: true })
     await writeFile(path.join(corpus.dir, 'reference/client.md'), page)
     engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
-    expect((await engine.ingest(corpus.dir, { collection: 'docs' })).failed).toEqual([])
+    expect((await engine.importFolder(corpus.dir, { collection: 'docs' })).failed).toEqual([])
   })
   afterAll(async () => {
     await engine?.close()

@@ -50,7 +50,7 @@ describe('a Docusaurus site', () => {
       'src/pages/support.md': '# Support\n\nIf pairing fails, write to the support desk with the serial number.\n',
     })
     const engine = await openEngine()
-    const report = await engine.ingest(site, { collection: 'widget' })
+    const report = await engine.importFolder(site, { collection: 'widget' })
     expect(report.failed).toEqual([])
     expect(report.imported).toBe(4)
 
@@ -80,13 +80,13 @@ describe('a Docusaurus site', () => {
     const site = await folder()
     await write(site, { 'docs/guides/pairing.md': pairing(5), 'README.md': '# Widget docs\n\nSee docs/.\n' })
     const engine = await openEngine()
-    const first = await engine.ingest(site, { collection: 'widget' })
+    const first = await engine.importFolder(site, { collection: 'widget' })
     expect(first.imported).toBe(2)
     expect((await engine.collections())[0]!.versions).toEqual([])
 
     // The site starts versioning: docs/ becomes "next" without docs/guides/pairing.md changing.
     await write(site, { 'versions.json': '["1.0"]', 'versioned_docs/version-1.0/guides/pairing.md': pairing(8) })
-    const second = await engine.ingest(site, { collection: 'widget' })
+    const second = await engine.importFolder(site, { collection: 'widget' })
     expect(second.failed).toEqual([])
     // The new 1.0 page, and the unchanged docs/ page again (re-tagged); README.md stays as it was.
     expect(second.imported).toBe(2)
@@ -97,14 +97,14 @@ describe('a Docusaurus site', () => {
     expect(hit?.version).toBe('next')
     expect(next.results.some((h) => h.version === '1.0')).toBe(false)
 
-    const third = await engine.ingest(site, { collection: 'widget' })
+    const third = await engine.importFolder(site, { collection: 'widget' })
     expect(third.imported).toBe(0)
     expect(third.unchanged).toBe(3)
 
     // And back: without the markers, docs/ is unversioned again.
     await rm(path.join(site, 'versions.json'))
     await rm(path.join(site, 'versioned_docs'), { recursive: true })
-    const fourth = await engine.ingest(site, { collection: 'widget' })
+    const fourth = await engine.importFolder(site, { collection: 'widget' })
     expect(fourth.imported).toBe(1)
     expect(fourth.pruned).toBe(1)
     expect((await engine.collections())[0]!.versions).toEqual([])
@@ -128,7 +128,7 @@ describe('a mike site', () => {
     })
     await symlink('1.1', path.join(site, 'latest'))
     const engine = await openEngine()
-    const report = await engine.ingest(site, { collection: 'widget' })
+    const report = await engine.importFolder(site, { collection: 'widget' })
     expect(report.failed).toEqual([])
     expect(report.imported).toBe(2)
     expect(report.skipped_files).toEqual(
@@ -154,7 +154,7 @@ describe('an Antora content source', () => {
       'widget-2.5/modules/ROOT/pages/pairing.adoc': '= Pairing\n\nHold the pairing button for two seconds.\n',
     })
     const engine = await openEngine()
-    const report = await engine.ingest(site, { collection: 'widget' })
+    const report = await engine.importFolder(site, { collection: 'widget' })
     expect(report.failed).toEqual([])
     expect((await engine.collections())[0]!.versions).toEqual(['2.4', '2.5'])
     const r = await engine.search('pairing button', { scope: { version: '2.4' }, mode: 'keyword', k: 5 })

@@ -51,7 +51,7 @@ describe('switching the embedding model', () => {
     await cp(path.join(mcpCorpus, 'specification/2025-06-18'), path.join(corpus, 'specification/2025-06-18'), { recursive: true })
     await installModel(models, 'alpha', 'cls')
     engine = await Engine.open({ dataDir: null, modelsDir: models })
-    await engine.ingest(corpus, { collection: 'mcp' })
+    await engine.importFolder(corpus, { collection: 'mcp' })
   })
   afterAll(async () => {
     await engine?.close()
@@ -129,7 +129,7 @@ describe('switching the embedding model', () => {
   })
 
   it('the next import re-chunks with the new tokenizer from the cache and equals a clean import with it', async () => {
-    const report = await engine.ingest(corpus, { collection: 'mcp' })
+    const report = await engine.importFolder(corpus, { collection: 'mcp' })
     expect(report.texts_embedded).toBe(0)
     const snapshot = async (e: Engine) =>
       (await e.db.query(`SELECT id, text, embedding_model, md5(embedding::text) AS v FROM chunks ORDER BY id`)).rows
@@ -138,7 +138,7 @@ describe('switching the embedding model', () => {
     await installModel(onlyBeta.dir, 'beta', 'mean')
     const fresh = await Engine.open({ dataDir: null, modelsDir: onlyBeta.dir })
     try {
-      await fresh.ingest(corpus, { collection: 'mcp' })
+      await fresh.importFolder(corpus, { collection: 'mcp' })
       expect(await snapshot(engine)).toEqual(await snapshot(fresh))
     } finally {
       await fresh.close()

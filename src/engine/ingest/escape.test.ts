@@ -54,7 +54,7 @@ describe('links leading outside the imported folder', () => {
     // A link inside the folder, to a file inside it: still imported.
     await symlink(path.join(root, 'guide', 'intro.md'), path.join(root, 'intro-link.md'))
     engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'none') })
-    report = await engine.ingest(root, { collection: 'docs' })
+    report = await engine.importFolder(root, { collection: 'docs' })
   })
   afterAll(async () => {
     await engine?.close()
@@ -84,7 +84,7 @@ describe('links leading outside the imported folder', () => {
   it('checks again when reading: a file swapped for an outside link after the walk is refused', async () => {
     const swap = path.join(root, 'swap.md')
     let swapped = false
-    const r = await engine.ingest(root, {
+    const r = await engine.importFolder(root, {
       collection: 'swapped',
       // The walk is over once the import phase starts; the swap happens before any file is read.
       onProgress: (p) => {
@@ -135,7 +135,7 @@ describe('links leading outside the imported folder', () => {
       expect(synced).toContain('marker.md')
       expect(synced.some((p) => p.startsWith('new-keys') || p === 'new-notes.md')).toBe(false)
       // A full sync of the folder as it is now gives the reason for both links.
-      const full = await engine.ingest(root, { collection: 'docs' })
+      const full = await engine.importFolder(root, { collection: 'docs' })
       expect(skippedReason(full, 'new-keys')).toBe(OUTSIDE_LINK_REASON)
       expect(skippedReason(full, 'new-notes.md')).toBe(OUTSIDE_LINK_REASON)
     } finally {

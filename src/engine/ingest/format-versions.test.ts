@@ -34,15 +34,15 @@ describe('per-format parser versions', () => {
     await writeFile(path.join(root.dir, 'notes.md'), '# Notes\n\nAlbatrosses glide.\n')
     const engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
     cleanups.unshift(() => engine.close())
-    expect((await engine.ingest(root.dir, { collection: 'c' })).imported).toBe(2)
+    expect((await engine.importFolder(root.dir, { collection: 'c' })).imported).toBe(2)
 
     // As an older build stored it: the signature without the format's version.
     await engine.db.query(`UPDATE documents SET chunker = replace(chunker, $1, '') WHERE path = 'guide.rst'`, [
       formatSignature('guide.rst'),
     ])
-    const second = await engine.ingest(root.dir, { collection: 'c' })
+    const second = await engine.importFolder(root.dir, { collection: 'c' })
     expect(second).toMatchObject({ imported: 1, unchanged: 1 })
-    const third = await engine.ingest(root.dir, { collection: 'c' })
+    const third = await engine.importFolder(root.dir, { collection: 'c' })
     expect(third).toMatchObject({ imported: 0, unchanged: 2 })
 
     const { rows } = await engine.db.query<{ heading: string }>(`SELECT heading FROM chunks WHERE path = 'guide.rst'`)

@@ -81,7 +81,7 @@ function suite(backend: StoreBackend): void {
       'c-title.md': '---\ntitle: "Nul\\0title"\nversion: "v1\\0"\n---\n\n# Egret\n\nThe egret wades.\n',
       'd-last.md': '# Last\n\nThe kingfisher waits on a branch.\n',
     })
-    const report = await engine.ingest(root, { collection: 'nul' })
+    const report = await engine.importFolder(root, { collection: 'nul' })
     expect(report.failed).toEqual([])
     expect(report.imported).toBe(4)
     expect(await jobState('nul')).toMatchObject({ state: 'done', error: null })
@@ -93,7 +93,7 @@ function suite(backend: StoreBackend): void {
       `SELECT title, version FROM documents WHERE collection_id = 'nul' AND path = 'c-title.md'`,
     )
     expect(rows[0]).toEqual({ title: 'Nultitle', version: 'v1' })
-    const again = await engine.ingest(root, { collection: 'nul' })
+    const again = await engine.importFolder(root, { collection: 'nul' })
     expect(again).toMatchObject({ imported: 0, unchanged: 4, failed: [] })
   })
 
@@ -112,7 +112,7 @@ function suite(backend: StoreBackend): void {
       END $$;
       CREATE TRIGGER docent_test_refuse BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION docent_test_refuse();`)
     try {
-      const report = await engine.ingest(root, { collection: 'refused' })
+      const report = await engine.importFolder(root, { collection: 'refused' })
       // The fault happened: the store refused poison.md's chunks, and said so.
       expect(report.failed).toEqual([{ path: 'poison.md', reason: expect.stringMatching(/refused by the test trigger/) }])
       expect(report.imported).toBe(2)
@@ -133,7 +133,7 @@ function suite(backend: StoreBackend): void {
     }
     // Once the store accepts it, the changed file imports.
     await writeFile(path.join(root, 'poison.md'), '# Poison\n\nNow the store takes it.\n')
-    const after = await engine.ingest(root, { collection: 'refused' })
+    const after = await engine.importFolder(root, { collection: 'refused' })
     expect(after).toMatchObject({ imported: 1, unchanged: 2, failed: [] })
   })
 
@@ -157,7 +157,7 @@ function suite(backend: StoreBackend): void {
         { title: 'Waders' },
       ),
     })
-    const report = await engine.ingest(root, { collection: 'fonts' })
+    const report = await engine.importFolder(root, { collection: 'fonts' })
     expect(report.failed).toEqual([])
     expect(report.notices).toContainEqual(
       expect.stringMatching(/^fonts\.pdf: page 2 has no readable text .*left out of the index/),
@@ -177,7 +177,7 @@ function suite(backend: StoreBackend): void {
       'ok.md': '# Ok\n\nFine.\n',
       'all-broken.pdf': makePdf([[{ size: 11, y: 700, text: 'nothing readable here at all', broken: 'controls' }]]),
     })
-    const report = await engine.ingest(root, { collection: 'all-broken' })
+    const report = await engine.importFolder(root, { collection: 'all-broken' })
     expect(report.failed).toEqual([{ path: 'all-broken.pdf', reason: expect.stringMatching(/no readable text.*character map/) }])
     expect(report.imported).toBe(1)
   })
@@ -230,7 +230,7 @@ function suite(backend: StoreBackend): void {
     ])
     const root = await folder({ 'long.pdf': makePdf(pages, { title: 'Survey' }), 'short.md': '# Short\n\nA short note.\n' })
     const seen: ImportProgress[] = []
-    await engine.ingest(root, { collection: 'long', onProgress: (p) => seen.push(p) })
+    await engine.importFolder(root, { collection: 'long', onProgress: (p) => seen.push(p) })
     const inside = seen.filter((p) => p.currentFile === 'long.pdf' && p.fileProgress)
     const done = inside.map((p) => p.fileProgress!.done)
     // Every tenth of a 300-page file is reported whatever the machine's speed.
@@ -249,7 +249,7 @@ function suite(backend: StoreBackend): void {
       { size: 11, y: 676, text: `A second line of the body of chapter ${i + 1}.` },
     ])
     const root = await folder({ 'chapters.pdf': makePdf(pages) })
-    await engine.ingest(root, { collection: 'chapters' })
+    await engine.importFolder(root, { collection: 'chapters' })
     const { rows } = await engine.db.query<{ heading: string }>(
       `SELECT DISTINCT heading FROM chunks WHERE collection_id = 'chapters' ORDER BY heading`,
     )

@@ -49,10 +49,10 @@ function suite(backend: StoreBackend): void {
   })
 
   it('imports, then a second import with no changes writes nothing', async () => {
-    const first = await engine.ingest(root, { collection: 'manual' })
+    const first = await engine.importFolder(root, { collection: 'manual' })
     expect(first).toMatchObject({ collection: 'manual', imported: 4, unchanged: 0, failed: [] })
     expect(first.chunks_written).toBeGreaterThan(4)
-    const second = await engine.ingest(root, { collection: 'manual' })
+    const second = await engine.importFolder(root, { collection: 'manual' })
     expect(second).toMatchObject({ imported: 0, unchanged: 4, chunks_written: 0, texts_embedded: 0, pruned: 0 })
     expect(second.chunks_total).toBe(first.chunks_total)
   })
@@ -71,7 +71,7 @@ function suite(backend: StoreBackend): void {
       'guide/intro.md',
       '# Intro\n\nWelcome to the widget manual.\n\n## Setup\n\nPlug in the widget, then press the red button.\n',
     )
-    const r = await engine.ingest(root, { collection: 'manual' })
+    const r = await engine.importFolder(root, { collection: 'manual' })
     expect(r.imported).toBe(1)
     const after = await chunksOf('guide/intro.md')
     expect(after.map((c) => c.id)).toEqual(before.map((c) => c.id))
@@ -84,7 +84,7 @@ function suite(backend: StoreBackend): void {
     const before = await chunksOf('guide/retries.md')
     expect(before.length).toBeGreaterThan(2)
     await write('guide/retries.md', '# Retries\n\n## Policy\n\nRetry once.\n')
-    await engine.ingest(root, { collection: 'manual' })
+    await engine.importFolder(root, { collection: 'manual' })
     const after = await chunksOf('guide/retries.md')
     expect(after).toHaveLength(1)
     expect(after[0]!.text).toBe('Retry once.')
@@ -95,7 +95,7 @@ function suite(backend: StoreBackend): void {
   it('reflects a rename and a delete, and keeps BM25 statistics in step', async () => {
     await rename(path.join(root, 'a/notes.md'), path.join(root, 'a/renamed.md'))
     await rm(path.join(root, 'b/notes.md'))
-    const r = await engine.ingest(root, { collection: 'manual' })
+    const r = await engine.importFolder(root, { collection: 'manual' })
     expect(r).toMatchObject({ imported: 1, pruned: 2 })
     expect(await chunksOf('a/notes.md')).toHaveLength(0)
     expect(await chunksOf('b/notes.md')).toHaveLength(0)

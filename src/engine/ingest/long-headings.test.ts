@@ -33,7 +33,7 @@ describe('a document with a title of hundreds of kilobytes', () => {
 
     const engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
     try {
-      const report = await engine.ingest(folder.dir, { collection: 'long' })
+      const report = await engine.importFolder(folder.dir, { collection: 'long' })
       expect(report.failed).toEqual([])
       expect(report.imported).toBe(3)
       const docs = (

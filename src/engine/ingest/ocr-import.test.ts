@@ -46,7 +46,7 @@ describe('importing scans', () => {
   })
 
   it('imports them, stores each recognised page, and shows where a passage is on its page', async () => {
-    const r = await engine.ingest(root, { collection: 'scans' })
+    const r = await engine.importFolder(root, { collection: 'scans' })
     expect(r.failed).toEqual([])
     expect(r.imported).toBe(4)
     const [info] = await engine.collections()
@@ -93,7 +93,7 @@ describe('importing scans', () => {
 
   it('with OCR off, the next sync refuses scans with the reason; on again, it reads them again', async () => {
     expect(await engine.setCollectionOcr('scans', false)).toBe(true)
-    const off = await engine.ingest(root, { collection: 'scans' })
+    const off = await engine.importFolder(root, { collection: 'scans' })
     expect(off.failed.map((f) => [f.path, f.reason]).sort()).toEqual([
       ['faint.png', 'file is an image and text recognition is off for this collection'],
       [
@@ -105,7 +105,7 @@ describe('importing scans', () => {
     expect(off.unchanged + off.imported).toBe(1)
     expect((await engine.collections())[0]!.ocr).toBe(false)
     expect(await engine.setCollectionOcr('scans', true)).toBe(true)
-    const on = await engine.ingest(root, { collection: 'scans' })
+    const on = await engine.importFolder(root, { collection: 'scans' })
     expect(on.failed).toEqual([])
     expect(on.imported).toBe(4)
     expect((await engine.collections())[0]!.ocr_pages).toBe(4)

@@ -64,29 +64,29 @@ describe('never pruning what could not be seen', () => {
 
   it('an emptied folder removes nothing, and says why; allowEmpty goes on', async () => {
     const root = await makeFolder(19)
-    expect((await engine.ingest(root, { collection: 'emptied' })).imported).toBe(19)
+    expect((await engine.importFolder(root, { collection: 'emptied' })).imported).toBe(19)
     for (const e of await readdir(root)) await rm(path.join(root, e), { recursive: true })
     // The fault: the folder is there and empty.
     expect(await readdir(root)).toEqual([])
-    const refused = await engine.ingest(root, { collection: 'emptied' }).catch((e: unknown) => e)
+    const refused = await engine.importFolder(root, { collection: 'emptied' }).catch((e: unknown) => e)
     expect(refused).toBeInstanceOf(ImportRefusedError)
     expect(refused).toMatchObject({ code: 'would_empty_collection' })
     expect(String((refused as Error).message)).toMatch(/would remove all 19 documents.*Nothing was removed/)
     expect(await docCount('emptied')).toBe(19)
     expect((await engine.search('heron', { mode: 'keyword', k: 5 })).results.length).toBeGreaterThan(0)
 
-    const confirmed = await engine.ingest(root, { collection: 'emptied', allowEmpty: true })
+    const confirmed = await engine.importFolder(root, { collection: 'emptied', allowEmpty: true })
     expect(confirmed.pruned).toBe(19)
     expect(await docCount('emptied')).toBe(0)
   })
 
   it('a missing folder removes nothing, and says why', async () => {
     const root = await makeFolder(4)
-    await engine.ingest(root, { collection: 'missing' })
+    await engine.importFolder(root, { collection: 'missing' })
     await rename(root, `${root}-moved`)
     cleanups.push(() => rm(`${root}-moved`, { recursive: true, force: true }))
     expect(existsSync(root)).toBe(false)
-    const refused = await engine.ingest(root, { collection: 'missing', allowEmpty: true }).catch((e: unknown) => e)
+    const refused = await engine.importFolder(root, { collection: 'missing', allowEmpty: true }).catch((e: unknown) => e)
     expect(refused).toMatchObject({ code: 'folder_missing' })
     expect(String((refused as Error).message)).toContain(root)
     expect(await docCount('missing')).toBe(4)
@@ -94,11 +94,11 @@ describe('never pruning what could not be seen', () => {
 
   it('a sub-folder that fails to open keeps its documents, and the failure is reported', async () => {
     const root = await makeFolder(6)
-    expect((await engine.ingest(root, { collection: 'unreadable' })).imported).toBe(6)
+    expect((await engine.importFolder(root, { collection: 'unreadable' })).imported).toBe(6)
     opendirCalls.failOpen = path.join(root, 'sub')
     opendirCalls.failed = []
     try {
-      const r = await engine.ingest(root, { collection: 'unreadable' })
+      const r = await engine.importFolder(root, { collection: 'unreadable' })
       // The fault happened: the walk tried to open sub/ and could not.
       expect(opendirCalls.failed).toEqual([path.join(root, 'sub')])
       expect(r.failed).toEqual([{ path: 'sub', reason: expect.stringMatching(/could not be opened.*permission denied/) }])
@@ -110,18 +110,18 @@ describe('never pruning what could not be seen', () => {
     }
     // Readable again, and one file really gone: now it is pruned, and only it.
     await rm(path.join(root, 'sub', 'page-1.md'))
-    const after = await engine.ingest(root, { collection: 'unreadable' })
+    const after = await engine.importFolder(root, { collection: 'unreadable' })
     expect(after).toMatchObject({ pruned: 1, failed: [] })
     expect(await docCount('unreadable')).toBe(5)
   })
 
   it('the root failing to open keeps everything', async () => {
     const root = await makeFolder(2)
-    await engine.ingest(root, { collection: 'root-fails' })
+    await engine.importFolder(root, { collection: 'root-fails' })
     opendirCalls.failOpen = root
     opendirCalls.failed = []
     try {
-      const r = await engine.ingest(root, { collection: 'root-fails' })
+      const r = await engine.importFolder(root, { collection: 'root-fails' })
       expect(opendirCalls.failed).toEqual([root])
       expect(r.failed.map((f) => f.path)).toEqual(['.'])
       expect(r.pruned).toBe(0)
@@ -133,7 +133,7 @@ describe('never pruning what could not be seen', () => {
 
   it('a watcher never prunes a whole collection', async () => {
     const root = await makeFolder(3)
-    await engine.ingest(root, { collection: 'watched' })
+    await engine.importFolder(root, { collection: 'watched' })
     const events: WatchEvent[] = []
     const w = await engine.watch('watched', { catchUp: false, quietMs: 100, maxWaitMs: 500, onEvent: (e) => events.push(e) })
     try {
@@ -150,7 +150,7 @@ describe('never pruning what could not be seen', () => {
       expect(events.some((e) => e.type === 'sync-finished' && e.removed > 0)).toBe(false)
       expect(await docCount('watched')).toBe(3)
       // A full catch-up sync (as on start) holds back too.
-      await expect(engine.ingest(root, { collection: 'watched' })).rejects.toMatchObject({ code: 'would_empty_collection' })
+      await expect(engine.importFolder(root, { collection: 'watched' })).rejects.toMatchObject({ code: 'would_empty_collection' })
     } finally {
       await w.stop()
     }

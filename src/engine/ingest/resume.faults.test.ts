@@ -59,7 +59,7 @@ describe('an import killed at random points resumes to the same index', () => {
     const engine = await Engine.open({ dataDir: null, modelsDir: fixtureModels })
     try {
       const progress: ImportProgress[] = []
-      const report = await engine.ingest(corpus, { collection: 'mcp', onProgress: (p) => progress.push(p) })
+      const report = await engine.importFolder(corpus, { collection: 'mcp', onProgress: (p) => progress.push(p) })
       expect(report.failed).toEqual([])
       files = report.imported
       cleanTexts = report.texts_embedded
@@ -124,7 +124,7 @@ describe('an import killed at random points resumes to the same index', () => {
 
         // Documents were left to import: the kill interrupted the import, it did not follow it.
         expect(done).toBeLessThan(files)
-        const resumed = await engine.ingest(corpus, { collection: 'mcp' })
+        const resumed = await engine.importFolder(corpus, { collection: 'mcp' })
         expect(resumed.failed).toEqual([])
         // Finished documents are skipped; only the rest are read, chunked and written.
         expect(resumed.unchanged).toBe(done)

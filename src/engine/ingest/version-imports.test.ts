@@ -161,7 +161,7 @@ const cases: Case[] = [
 
 async function importTree(
   c: Pick<Case, 'pages' | 'files' | 'links'>,
-): Promise<{ engine: Engine; report: Awaited<ReturnType<Engine['ingest']>> }> {
+): Promise<{ engine: Engine; report: Awaited<ReturnType<Engine['importFolder']>> }> {
   const site = await folder()
   const files: Record<string, string> = { 'support.md': SUPPORT, ...c.files }
   for (const [p, s] of Object.entries(c.pages)) files[p] = pairing(p, s)
@@ -173,7 +173,7 @@ async function importTree(
   const data = await folder()
   const engine = await Engine.open({ dataDir: data, modelsDir: path.join(data, 'no-models') })
   cleanups.unshift(() => engine.close())
-  return { engine, report: await engine.ingest(site, { collection: 'widget' }) }
+  return { engine, report: await engine.importFolder(site, { collection: 'widget' }) }
 }
 
 describe('versions read from documentation layouts, through the import', () => {

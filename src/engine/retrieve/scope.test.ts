@@ -34,7 +34,7 @@ function suite(backend: StoreBackend): void {
       await writeFile(path.join(corpus.dir, rel), text)
     }
     engine = await Engine.open({ ...data.options, modelsDir: fixtureModels })
-    const r = await engine.ingest(corpus.dir, { collection: 'widgets' })
+    const r = await engine.importFolder(corpus.dir, { collection: 'widgets' })
     expect(r.failed).toEqual([])
   })
   afterAll(async () => {

@@ -34,7 +34,7 @@ describe('versions named in the question', () => {
       await writeFile(path.join(corpus.dir, rel), text)
     }
     engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
-    const r = await engine.ingest(corpus.dir, { collection: 'widgets' })
+    const r = await engine.importFolder(corpus.dir, { collection: 'widgets' })
     expect(r.failed).toEqual([])
   })
   afterAll(async () => {

@@ -67,7 +67,7 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
   it('serves a SELECT-only role without migrating or writing, and the role cannot write', async () => {
     const url = await freshDatabase()
     const owner = await open(url)
-    await owner.ingest(await corpus(6, 1), { collection: 'team' })
+    await owner.importFolder(await corpus(6, 1), { collection: 'team' })
     const { url: readerUrl, role } = await readOnlyRole(url)
     const reader = await open(readerUrl, { readOnly: true })
     // Row-level security (migration 8, ADR 0011): SELECT on the tables shows no collection until one is granted.
@@ -83,7 +83,7 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
       expect(Number((await owner.db.query<{ n: string }>(`SELECT count(*) AS n FROM ${t}`)).rows[0]!.n)).toBe(0)
     // Its grants hold: an import is refused by the server, and leaves the library as it was.
     const before = await owner.collections()
-    await expect(reader.ingest(await corpus(2, 9), { collection: 'other' })).rejects.toThrow(/permission denied/)
+    await expect(reader.importFolder(await corpus(2, 9), { collection: 'other' })).rejects.toThrow(/permission denied/)
     expect(await owner.collections()).toEqual(before)
   })
 
@@ -174,7 +174,7 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
   it('never blocks a reader while a writer holds the collection and chunk-write turns', async () => {
     const url = await freshDatabase()
     const writer = await open(url)
-    await writer.ingest(await corpus(4, 2), { collection: 'team' })
+    await writer.importFolder(await corpus(4, 2), { collection: 'team' })
     const reader = await open(url)
     let committed = false
     let release!: () => void
@@ -206,7 +206,7 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     const folderA = await corpus(40, 3)
     const folderB = await corpus(40, 4)
     // The reader builds its postings before the imports, then follows them.
-    await reader.ingest(await corpus(3, 5), { collection: 'seed-docs' })
+    await reader.importFolder(await corpus(3, 5), { collection: 'seed-docs' })
     const postings = keywordPostingsOf(reader.db)!
     await postings.warm()
     let importing = true
@@ -222,9 +222,9 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     })()
     // Two importers into one collection (the same folder), and a third into another, all at once.
     const reports = await Promise.all([
-      first.ingest(folderA, { collection: 'shared' }),
-      second.ingest(folderA, { collection: 'shared' }),
-      third.ingest(folderB, { collection: 'other' }),
+      first.importFolder(folderA, { collection: 'shared' }),
+      second.importFolder(folderA, { collection: 'shared' }),
+      third.importFolder(folderB, { collection: 'other' }),
     ])
     importing = false
     await searching

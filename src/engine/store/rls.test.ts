@@ -109,7 +109,7 @@ describe.skipIf(pgSkipReason)('a team library: who reads which collection, enfor
         await mkdir(path.join(corpus.dir, c), { recursive: true })
         await writeFile(path.join(corpus.dir, c, rel), text)
       }
-      const r = await owner.ingest(path.join(corpus.dir, c), { collection: c })
+      const r = await owner.importFolder(path.join(corpus.dir, c), { collection: c })
       expect(r.failed).toEqual([])
       expect(r.texts_embedded).toBeGreaterThan(0)
     }
@@ -227,7 +227,7 @@ describe.skipIf(pgSkipReason)('a team library: who reads which collection, enfor
     const neighbour = await tempDir('docent-rls-neighbour-')
     cleanups.push(neighbour.cleanup)
     await writeFile(path.join(neighbour.dir, 'plans.md'), `# Plans\n\n## Next\n\n${NDA} again, with a second hinge.\n`)
-    expect((await owner.ingest(neighbour.dir, { collection: 'plans' })).failed).toEqual([])
+    expect((await owner.importFolder(neighbour.dir, { collection: 'plans' })).failed).toEqual([])
     // The fault: newer chunk rows that bob cannot read, so what he sees ends below the store's newest row.
     const [seen] = await rows<{ mine: string; store: string }>(
       bobUrl,

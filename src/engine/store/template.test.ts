@@ -40,7 +40,7 @@ describe('a new library starts from the template', () => {
 
     await mkdir(path.join(root, 'a-docs'))
     await writeFile(path.join(root, 'a-docs', 'note.md'), '# Note\n\nThe quokka lives on Rottnest Island.\n')
-    expect((await first.ingest(path.join(root, 'a-docs'), { collection: 'first' })).failed).toEqual([])
+    expect((await first.importFolder(path.join(root, 'a-docs'), { collection: 'first' })).failed).toEqual([])
     const second = await open(path.join(root, 'b'), dir)
     expect(madeBy(second)).toBe('template')
     expect(await schemaVersion(second.db)).toBe(LATEST_MIGRATION)
@@ -49,7 +49,7 @@ describe('a new library starts from the template', () => {
     const sub = path.join(root, 'b-docs')
     await mkdir(sub)
     await writeFile(path.join(sub, 'other.md'), '# Other\n\nThe wombat digs burrows.\n')
-    const r = await second.ingest(sub, { collection: 'second' })
+    const r = await second.importFolder(sub, { collection: 'second' })
     expect(r.failed).toEqual([])
     const hits = await second.search('wombat burrows', { mode: 'keyword', k: 5 })
     expect(hits.results.map((h) => h.collection)).toEqual(['second'])

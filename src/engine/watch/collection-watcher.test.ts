@@ -51,7 +51,7 @@ describe('watching a collection folder', () => {
   const cleanImport = async () => {
     const fresh = await Engine.open({ dataDir: null, modelsDir: path.join(root, '..', 'no-models') })
     try {
-      await fresh.ingest(root, { collection: 'notes' })
+      await fresh.importFolder(root, { collection: 'notes' })
       return await snapshot(fresh, 'notes')
     } finally {
       await fresh.close()
@@ -87,7 +87,7 @@ describe('watching a collection folder', () => {
     await write('node_modules/pkg/readme.md', '# Package\n')
     await write('image.bin', 'not a document')
     engine = await Engine.open({ dataDir: null, modelsDir: path.join(t.dir, 'no-models') })
-    await engine.ingest(root, { collection: 'notes' })
+    await engine.importFolder(root, { collection: 'notes' })
     watch = await engine.watch('notes', {
       catchUp: false,
       onEvent: (e) => {

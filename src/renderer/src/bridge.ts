@@ -1,6 +1,6 @@
 import type { DocentApi } from '../../shared/api'
 import { useChat } from './stores/chat'
-import { useLibrary } from './stores/library'
+import { useCollections } from './stores/collections'
 import { useModels } from './stores/models'
 
 /**
@@ -14,9 +14,9 @@ let unsubscribes: (() => void)[] = []
 export function startBridge(api: DocentApi): () => void {
   if (unsubscribes.length > 0) return stopBridge
   unsubscribes = [
-    api.on('import.progress', (p) => useLibrary.getState().onProgress(p)),
-    api.on('import.done', (d) => useLibrary.getState().onDone(d)),
-    api.on('collections.changed', () => void useLibrary.getState().refresh()),
+    api.on('import.progress', (p) => useCollections.getState().onProgress(p)),
+    api.on('import.done', (d) => useCollections.getState().onDone(d)),
+    api.on('collections.changed', () => void useCollections.getState().refresh()),
     api.on('ask.event', ({ requestId, event }) => useChat.getState().receive(requestId, event)),
     api.on('ask.done', ({ requestId, error }) => useChat.getState().finish(requestId, error)),
     api.on('models.progress', (p) => useModels.getState().onProgress(p)),
@@ -34,7 +34,7 @@ export function stopBridge(): void {
 /** First load of everything the screens need. */
 export async function loadInitialState(): Promise<void> {
   await Promise.all([
-    useLibrary.getState().refresh(),
+    useCollections.getState().refresh(),
     useChat.getState().refreshThreads(),
     useModels.getState().refresh(),
     useModels.getState().loadSettings(),

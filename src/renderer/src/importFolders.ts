@@ -1,4 +1,4 @@
-import { useLibrary } from './stores/library'
+import { useCollections } from './stores/collections'
 import { useNav } from './stores/nav'
 
 /**
@@ -13,5 +13,5 @@ export async function importFolders(paths: string[]): Promise<void> {
     return
   }
   useNav.getState().setScreen('chat')
-  await Promise.all(folders.map((folder) => useLibrary.getState().importFolder(folder)))
+  await Promise.all(folders.map((folder) => useCollections.getState().importFolder(folder)))
 }

@@ -51,7 +51,7 @@ describe('parsing in a worker with a time limit', () => {
     await writeFile(path.join(root, 'z.md'), '# Z\n\nThe last page is about zebras.\n')
     await writeFile(path.join(b.dir, 'searchable.md'), '# Searchable\n\nKingfishers dive for fish.\n')
     engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'none') })
-    await engine.ingest(b.dir, { collection: 'other' })
+    await engine.importFolder(b.dir, { collection: 'other' })
     pool = new ParsePool({ timeoutMs: LIMIT_MS, entry: path.join(here, 'hang-worker.testutil.ts') })
   })
   afterAll(async () => {

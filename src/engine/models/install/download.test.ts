@@ -81,6 +81,22 @@ describe('downloadFile', () => {
     expect(resumedAt).toBeLessThanOrEqual(1 * MB)
   })
 
+  it('counts only attempts that add no bytes: a connection cut again and again after progress still finishes', async () => {
+    hub.cutAfterBytes = 512 * 1024
+    hub.cutTimes = 4
+    const target = path.join(dir, 'model.onnx')
+    const result = await downloadFile({ url: url(), target, expectedSha256: sha256(bytes), maxAttempts: 2, backoffMs: 1 })
+    expect(result.sha256).toBe(sha256(bytes))
+    // Four cuts, more than maxAttempts: each attempt added bytes, so none counted against the limit.
+    expect(hub.fileRequests()).toHaveLength(5)
+    expect(
+      hub
+        .fileRequests()
+        .slice(1)
+        .every((r) => /^bytes=\d+-$/.test(r.range ?? '')),
+    ).toBe(true)
+  })
+
   it('starts over from byte 0 when the server ignores Range', async () => {
     hub.rangeSupport = false
     hub.cutAfterBytes = 1 * MB

@@ -2,33 +2,25 @@ import { createHash, type Hash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import pRetry, { AbortError } from 'p-retry'
 import type { DownloadFetch } from './network'
+import { ProgressMeter, type DownloadProgress } from './progress-meter'
+
+export type { DownloadProgress }
 
 /**
  * Resumable single-file HTTP(S) downloader.
  *
  * - Writes to `<target>.partial`; renames to `<target>` only after the size and hashes check out.
- * - A cut connection is retried with `Range: bytes=<n>-` and exponential backoff; `maxAttempts` bounds the number of
- *   consecutive attempts that add no bytes. A server that ignores Range (answers 200) restarts the file from byte 0.
+ * - A cut connection is retried with `Range: bytes=<n>-` and exponential backoff (p-retry); `maxAttempts` bounds the
+ *   number of consecutive attempts that add no bytes. A server that ignores Range (answers 200) restarts the file from byte 0.
  * - SHA-256 (and, for small non-LFS hub files, the git blob SHA-1) is computed while writing; on resume the bytes
  *   already in the partial are hashed first. A mismatch deletes the partial and throws ChecksumError.
  * - Cancelling through the AbortSignal rejects with an error named 'AbortError' and KEEPS the partial, so a later call
  *   resumes where this one stopped.
  * - Uses `fetch` (injectable, see network.ts): Electron's `net.fetch` in the app, a proxy-aware fetch in plain Node.
  */
-
-export interface DownloadProgress {
-  /** Label of the file (its path inside the model by default). */
-  file: string
-  /** Bytes of this file on disk so far, including bytes from an earlier, resumed attempt. */
-  bytesDone: number
-  /** Size of the file, or null while unknown. */
-  bytesTotal: number | null
-  /** Transfer rate over the last few seconds (0 until measurable). */
-  bytesPerSecond: number
-  /** Seconds left at the current rate, or null when the rate or total is unknown. */
-  etaSeconds: number | null
-}
 
 export class ChecksumError extends Error {
   override readonly name = 'ChecksumError'
@@ -98,165 +90,225 @@ export interface DownloadResult {
 }
 
 export async function downloadFile(opts: DownloadFileOptions): Promise<DownloadResult> {
-  const {
-    url,
-    target,
-    signal,
-    expectedSha256 = null,
-    expectedSize = null,
-    expectedGitBlobSha1 = null,
-    maxAttempts = 5,
-    backoffMs = 1000,
-  } = opts
+  const { target, signal, expectedSize = null, expectedGitBlobSha1 = null } = opts
   const label = opts.label ?? path.basename(target)
-  const fetchImpl: DownloadFetch = opts.fetchImpl ?? ((u, init) => globalThis.fetch(u, init))
-  const partial = `${target}.partial`
   if (expectedGitBlobSha1 !== null && expectedSize === null) {
     throw new Error('expectedGitBlobSha1 needs expectedSize')
   }
   throwIfAborted(signal)
   await mkdir(path.dirname(target), { recursive: true })
-
-  const fh = await openPartial(partial)
-  let done = (await fh.stat()).size
-  let total: number | null = expectedSize
-  const newHashes = (): Hashes => {
-    const sha1 = expectedGitBlobSha1 !== null ? createHash('sha1').update(`blob ${expectedSize}\0`) : null
-    return { sha256: createHash('sha256'), sha1 }
+  const file = await PartialFile.open(`${target}.partial`, expectedSize, expectedGitBlobSha1 !== null)
+  const transfer: Transfer = {
+    url: opts.url,
+    label,
+    file,
+    expectedSize,
+    signal,
+    fetchImpl: opts.fetchImpl ?? ((u, init) => globalThis.fetch(u, init)),
+    headers: opts.headers ?? {},
+    meter: new ProgressMeter(label, opts.progressIntervalMs ?? 250, opts.onProgress),
   }
-  let hashes = newHashes()
-  const restart = async (): Promise<void> => {
-    await fh.truncate(0)
-    done = 0
-    hashes = newHashes()
-  }
-  const meter = new ProgressMeter(label, opts.progressIntervalMs ?? 250, opts.onProgress)
-
   try {
-    if (expectedSize !== null && done > expectedSize) await restart()
-    if (done > 0) await hashExisting(partial, done, hashes, signal)
-    meter.start(done, total)
-
-    let failures = 0
-    for (;;) {
-      throwIfAborted(signal)
-      if (total !== null && done === total) break
-      const before = done
-      try {
-        const headers: Record<string, string> = { ...opts.headers }
-        if (done > 0) headers['Range'] = `bytes=${done}-`
-        const res = await fetchImpl(url, { headers, signal, redirect: 'follow' })
-
-        if (res.status === 416 && done > 0) {
-          // Range starts at or past the end: either the partial is complete or it belongs to another file.
-          const range = parseContentRange(res.headers.get('content-range'))
-          await discardBody(res)
-          if (range?.total === done) {
-            total = done
-            break
-          }
-          await restart()
-          continue
-        }
-        if (!res.ok) {
-          await discardBody(res)
-          throw new HttpStatusError(res.status, url)
-        }
-
-        let serverTotal: number | null = null
-        if (res.status === 206) {
-          const range = parseContentRange(res.headers.get('content-range'))
-          if (range === null || range.start !== done) {
-            // A range we did not ask for: start over without Range.
-            await discardBody(res)
-            await restart()
-            throw new DownloadFailedError(`${label}: the server answered a different byte range than requested.`)
-          }
-          serverTotal = range.total
-        } else {
-          // 200: the server sends the whole file (it ignored our Range, or we sent none).
-          if (done > 0) await restart()
-          const len = Number(res.headers.get('content-length'))
-          if (res.headers.get('content-length') !== null && Number.isSafeInteger(len)) serverTotal = len
-        }
-        if (serverTotal !== null) {
-          if (expectedSize !== null && serverTotal !== expectedSize) {
-            await discardBody(res)
-            await fh.close().catch(() => undefined)
-            await unlink(partial).catch(() => undefined)
-            throw new ChecksumError(label, `${expectedSize} bytes`, `${serverTotal} bytes`, 'size')
-          }
-          total = serverTotal
-        }
-        meter.setTotal(total)
-        if (res.body === null) throw new DownloadFailedError(`${label}: the server sent no body.`)
-
-        const reader = res.body.getReader()
-        try {
-          for (;;) {
-            const { value, done: eof } = await reader.read()
-            if (eof) break
-            await writeAll(fh, value, done)
-            hashes.sha256.update(value)
-            hashes.sha1?.update(value)
-            done += value.byteLength
-            if (total !== null && done > total) {
-              throw new ChecksumError(label, `${total} bytes`, `more than ${total} bytes`, 'size')
-            }
-            meter.update(done)
-          }
-        } catch (err) {
-          await reader.cancel().catch(() => undefined)
-          throw err
-        } finally {
-          reader.releaseLock()
-        }
-        if (total !== null && done < total) {
-          throw new DownloadFailedError(`${label}: the connection closed after ${done} of ${total} bytes.`)
-        }
-        total = done
-        break
-      } catch (err) {
-        if (signal?.aborted) throw abortError(signal)
-        if (err instanceof ChecksumError) {
-          await fh.close().catch(() => undefined)
-          await unlink(partial).catch(() => undefined)
-          throw err
-        }
-        if (err instanceof HttpStatusError && !err.retryable) throw err
-        if (done > before) failures = 0
-        failures++
-        if (failures >= maxAttempts) {
-          const why = err instanceof Error ? err.message : String(err)
-          throw new DownloadFailedError(`${label}: the download failed after ${failures} attempts (${why}).`, {
-            cause: err,
-          })
-        }
-        await sleep(Math.min(backoffMs * 2 ** (failures - 1), 30_000), signal)
-      }
-    }
-    meter.finish(done)
+    if (expectedSize !== null && file.done > expectedSize) await file.restart()
+    if (file.done > 0) await file.hashExisting(signal)
+    transfer.meter.start(file.done, file.total)
+    await fetchRemaining(transfer, { maxAttempts: opts.maxAttempts ?? 5, backoffMs: opts.backoffMs ?? 1000 })
+    transfer.meter.finish(file.done)
   } finally {
-    await fh.close().catch(() => undefined)
+    await file.fh.close().catch(() => undefined)
   }
+  return verifyAndPlace(file, target, label, opts)
+}
 
-  const sha256 = hashes.sha256.digest('hex')
+/** One download under way: where from, into which partial file, and what to report. */
+interface Transfer {
+  url: string
+  label: string
+  file: PartialFile
+  expectedSize: number | null
+  signal: AbortSignal | undefined
+  fetchImpl: DownloadFetch
+  headers: Record<string, string>
+  meter: ProgressMeter
+}
+
+/** An attempt that failed after adding bytes: the count of attempts without progress starts again. */
+class Progressed extends Error {}
+
+/**
+ * Fetches until the partial file is whole. A cut connection is retried with a Range request: p-retry
+ * spaces the attempts of a streak that adds no bytes (backoffMs, doubled each time, at most 30 s)
+ * and ends it after `maxAttempts`; an attempt that added bytes before failing starts a new streak,
+ * in which it counts as the first failure.
+ */
+async function fetchRemaining(t: Transfer, retry: { maxAttempts: number; backoffMs: number }): Promise<void> {
+  let counted = 0
+  for (;;) {
+    let failures = counted
+    try {
+      await pRetry(() => requestUntilDone(t), {
+        retries: retry.maxAttempts - 1 - counted,
+        factor: 2,
+        minTimeout: retry.backoffMs * 2 ** counted,
+        maxTimeout: 30_000,
+        ...(t.signal ? { signal: t.signal } : {}),
+        onFailedAttempt: () => void failures++,
+      })
+      return
+    } catch (err) {
+      if (t.signal?.aborted) throw abortError(t.signal)
+      if (err instanceof Progressed) {
+        counted = 1
+        if (counted >= retry.maxAttempts) throw gaveUp(t.label, counted, err.cause)
+        await sleep(retry.backoffMs, undefined, t.signal ? { signal: t.signal } : {}).catch(() => {
+          throw abortError(t.signal!)
+        })
+        continue
+      }
+      if (err instanceof ChecksumError || (err instanceof HttpStatusError && !err.retryable)) throw err
+      throw gaveUp(t.label, failures, err)
+    }
+  }
+}
+
+function gaveUp(label: string, attempts: number, cause: unknown): DownloadFailedError {
+  const why = cause instanceof Error ? cause.message : String(cause)
+  return new DownloadFailedError(`${label}: the download failed after ${attempts} attempts (${why}).`, { cause })
+}
+
+/**
+ * One attempt: requests until the file is whole (a 416 that says the partial belongs to another
+ * file starts it over at once). A failure is sorted for p-retry: final (a checksum, a refused
+ * request, a cancel), after progress, or worth another attempt.
+ */
+async function requestUntilDone(t: Transfer): Promise<void> {
+  for (;;) {
+    const before = t.file.done
+    try {
+      if ((await requestOnce(t)) === 'done') return
+    } catch (err) {
+      if (t.signal?.aborted) throw new AbortError(abortError(t.signal))
+      if (err instanceof ChecksumError) {
+        await t.file.discard()
+        throw new AbortError(err)
+      }
+      if (err instanceof HttpStatusError && !err.retryable) throw new AbortError(err)
+      if (t.file.done > before) throw new AbortError(new Progressed('progressed', { cause: err }))
+      // p-retry gives up on a TypeError at once (a bug, it assumes); fetch reports a cut connection as one.
+      throw err instanceof TypeError ? new DownloadFailedError(err.message, { cause: err }) : err
+    }
+  }
+}
+
+/** One request from where the partial file ends; 'again' when it had to start over from byte 0. */
+async function requestOnce(t: Transfer): Promise<'done' | 'again'> {
+  const { file } = t
+  if (file.total !== null && file.done === file.total) return 'done'
+  const headers: Record<string, string> = { ...t.headers }
+  if (file.done > 0) headers['Range'] = `bytes=${file.done}-`
+  const res = await t.fetchImpl(t.url, { headers, signal: t.signal, redirect: 'follow' })
+  if (res.status === 416 && file.done > 0) {
+    // Range starts at or past the end: either the partial is complete or it belongs to another file.
+    const range = parseContentRange(res.headers.get('content-range'))
+    await discardBody(res)
+    if (range?.total === file.done) {
+      file.total = file.done
+      return 'done'
+    }
+    await file.restart()
+    return 'again'
+  }
+  if (!res.ok) {
+    await discardBody(res)
+    throw new HttpStatusError(res.status, t.url)
+  }
+  await acceptBody(t, res)
+  await streamBody(t, res)
+  return 'done'
+}
+
+/** Checks where the server's bytes start and how many there are, before any is written. */
+async function acceptBody(t: Transfer, res: Response): Promise<void> {
+  const { file } = t
+  let serverTotal: number | null = null
+  if (res.status === 206) {
+    const range = parseContentRange(res.headers.get('content-range'))
+    if (range === null || range.start !== file.done) {
+      // A range we did not ask for: start over without Range.
+      await discardBody(res)
+      await file.restart()
+      throw new DownloadFailedError(`${t.label}: the server answered a different byte range than requested.`)
+    }
+    serverTotal = range.total
+  } else {
+    // 200: the server sends the whole file (it ignored our Range, or we sent none).
+    if (file.done > 0) await file.restart()
+    const len = Number(res.headers.get('content-length'))
+    if (res.headers.get('content-length') !== null && Number.isSafeInteger(len)) serverTotal = len
+  }
+  if (serverTotal !== null) {
+    if (t.expectedSize !== null && serverTotal !== t.expectedSize) {
+      await discardBody(res)
+      throw new ChecksumError(t.label, `${t.expectedSize} bytes`, `${serverTotal} bytes`, 'size')
+    }
+    file.total = serverTotal
+  }
+  t.meter.setTotal(file.total)
+  if (res.body === null) throw new DownloadFailedError(`${t.label}: the server sent no body.`)
+}
+
+/** Writes and hashes the body into the partial file; a body that ends early or runs long fails. */
+async function streamBody(t: Transfer, res: Response): Promise<void> {
+  const { file } = t
+  const reader = res.body!.getReader()
+  try {
+    for (;;) {
+      const { value, done: eof } = await reader.read()
+      if (eof) break
+      await file.append(value)
+      if (file.total !== null && file.done > file.total) {
+        throw new ChecksumError(t.label, `${file.total} bytes`, `more than ${file.total} bytes`, 'size')
+      }
+      t.meter.update(file.done)
+    }
+  } catch (err) {
+    await reader.cancel().catch(() => undefined)
+    throw err
+  } finally {
+    reader.releaseLock()
+  }
+  if (file.total !== null && file.done < file.total) {
+    throw new DownloadFailedError(`${t.label}: the connection closed after ${file.done} of ${file.total} bytes.`)
+  }
+  file.total = file.done
+}
+
+/** Checks the whole file against what was published, then gives it its name; a mismatch deletes it. */
+async function verifyAndPlace(
+  file: PartialFile,
+  target: string,
+  label: string,
+  opts: DownloadFileOptions,
+): Promise<DownloadResult> {
+  const { expectedSha256 = null, expectedSize = null, expectedGitBlobSha1 = null } = opts
+  const { done } = file
+  const sha256 = file.hashes.sha256.digest('hex')
   const problem =
     expectedSize !== null && done !== expectedSize
       ? new ChecksumError(label, `${expectedSize} bytes`, `${done} bytes`, 'size')
       : expectedSha256 !== null && sha256 !== expectedSha256.toLowerCase()
         ? new ChecksumError(label, expectedSha256.toLowerCase(), sha256)
         : null
-  const sha1 = hashes.sha1?.digest('hex') ?? null
+  const sha1 = file.hashes.sha1?.digest('hex') ?? null
   const gitProblem =
     expectedGitBlobSha1 !== null && sha1 !== expectedGitBlobSha1.toLowerCase()
       ? new ChecksumError(label, expectedGitBlobSha1.toLowerCase(), sha1 ?? '', 'git blob id')
       : null
   if (problem ?? gitProblem) {
-    await unlink(partial).catch(() => undefined)
+    await unlink(file.path).catch(() => undefined)
     throw (problem ?? gitProblem) as ChecksumError
   }
-  await rename(partial, target)
+  await rename(file.path, target)
   return { path: target, size: done, sha256 }
 }
 
@@ -265,24 +317,70 @@ interface Hashes {
   sha1: Hash | null
 }
 
+/** `<target>.partial`: the bytes so far, their hashes as they are written, and the size the server announced. */
+class PartialFile {
+  hashes: Hashes
+
+  private constructor(
+    readonly path: string,
+    readonly fh: FileHandle,
+    public done: number,
+    public total: number | null,
+    /** The size for the git blob id's header, when one is checked. */
+    private readonly blobSize: number | null,
+  ) {
+    this.hashes = this.newHashes()
+  }
+
+  static async open(p: string, expectedSize: number | null, gitBlob: boolean): Promise<PartialFile> {
+    const fh = await openPartial(p)
+    return new PartialFile(p, fh, (await fh.stat()).size, expectedSize, gitBlob ? expectedSize : null)
+  }
+
+  async restart(): Promise<void> {
+    await this.fh.truncate(0)
+    this.done = 0
+    this.hashes = this.newHashes()
+  }
+
+  async append(chunk: Uint8Array): Promise<void> {
+    await writeAll(this.fh, chunk, this.done)
+    this.hashes.sha256.update(chunk)
+    this.hashes.sha1?.update(chunk)
+    this.done += chunk.byteLength
+  }
+
+  /** Hashes the bytes an earlier attempt left, before appending to them. */
+  async hashExisting(signal?: AbortSignal): Promise<void> {
+    const stream = createReadStream(this.path, { start: 0, end: this.done - 1, highWaterMark: 1 << 20 })
+    for await (const chunk of stream) {
+      if (signal?.aborted) {
+        stream.destroy()
+        throw abortError(signal)
+      }
+      this.hashes.sha256.update(chunk as Buffer)
+      this.hashes.sha1?.update(chunk as Buffer)
+    }
+  }
+
+  /** Closes and deletes the partial (bytes that can never check out). */
+  async discard(): Promise<void> {
+    await this.fh.close().catch(() => undefined)
+    await unlink(this.path).catch(() => undefined)
+  }
+
+  private newHashes(): Hashes {
+    const sha1 = this.blobSize !== null ? createHash('sha1').update(`blob ${this.blobSize}\0`) : null
+    return { sha256: createHash('sha256'), sha1 }
+  }
+}
+
 async function openPartial(p: string): Promise<FileHandle> {
   try {
     return await open(p, 'r+')
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return open(p, 'w+')
     throw err
-  }
-}
-
-async function hashExisting(p: string, length: number, hashes: Hashes, signal?: AbortSignal): Promise<void> {
-  const stream = createReadStream(p, { start: 0, end: length - 1, highWaterMark: 1 << 20 })
-  for await (const chunk of stream) {
-    if (signal?.aborted) {
-      stream.destroy()
-      throw abortError(signal)
-    }
-    hashes.sha256.update(chunk as Buffer)
-    hashes.sha1?.update(chunk as Buffer)
   }
 }
 
@@ -321,89 +419,4 @@ function abortError(signal: AbortSignal): Error {
 
 export function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw abortError(signal)
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError(signal))
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(abortError(signal as AbortSignal))
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
-/** Rate over a sliding window, throttled emission, and a listener that cannot break the download. */
-class ProgressMeter {
-  private samples: { t: number; bytes: number }[] = []
-  private lastEmit = 0
-  private lastEmittedBytes = -1
-  private total: number | null = null
-  private current = 0
-
-  constructor(
-    private readonly file: string,
-    private readonly intervalMs: number,
-    private readonly listener?: (p: DownloadProgress) => void,
-  ) {}
-
-  start(bytes: number, total: number | null): void {
-    this.total = total
-    this.current = bytes
-    this.samples = [{ t: performance.now(), bytes }]
-    this.emit()
-  }
-
-  setTotal(total: number | null): void {
-    this.total = total
-  }
-
-  update(bytes: number): void {
-    const t = performance.now()
-    if (bytes < this.current) this.samples = [] // restarted from 0
-    this.current = bytes
-    this.samples.push({ t, bytes })
-    while (this.samples.length > 2 && t - (this.samples[0]?.t ?? t) > 5000) this.samples.shift()
-    if (t - this.lastEmit >= this.intervalMs) this.emit()
-  }
-
-  finish(bytes: number): void {
-    this.current = bytes
-    if (this.total === null) this.total = bytes
-    this.emit()
-  }
-
-  private rate(): number {
-    const first = this.samples[0]
-    const last = this.samples[this.samples.length - 1]
-    if (!first || !last || last.t - first.t < 50) return 0
-    return ((last.bytes - first.bytes) * 1000) / (last.t - first.t)
-  }
-
-  /** Emits unless nothing changed since the last event (so bytesDone strictly increases between events). */
-  private emit(): void {
-    if (!this.listener) return
-    if (this.current === this.lastEmittedBytes) return
-    this.lastEmit = performance.now()
-    this.lastEmittedBytes = this.current
-    const bytesPerSecond = this.rate()
-    const etaSeconds =
-      this.total !== null && bytesPerSecond > 0 ? Math.max(0, (this.total - this.current) / bytesPerSecond) : null
-    try {
-      this.listener({
-        file: this.file,
-        bytesDone: this.current,
-        bytesTotal: this.total,
-        bytesPerSecond,
-        etaSeconds: this.current === this.total ? 0 : etaSeconds,
-      })
-    } catch {
-      // A failing progress listener must not fail the download.
-    }
-  }
 }

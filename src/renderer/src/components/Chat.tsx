@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react'
 import type { AnswerSentence, AskResult, Citation } from '../lib/ask-types'
 import { renderAnswerHtml, markdownToSafeHtml } from '../lib/sanitize'
 import { activeTurn, useChat, type Turn } from '../stores/chat'
-import { useLibrary } from '../stores/library'
+import { useCollections } from '../stores/collections'
 import { statusFor, useModels } from '../stores/models'
 import { useNav } from '../stores/nav'
 import { useViewer } from '../stores/viewer'
@@ -91,7 +91,7 @@ export function Composer() {
   const ask = useChat((s) => s.ask)
   const stop = useChat((s) => s.stop)
   const streaming = useChat((s) => !!activeTurn(s.turns))
-  const hasCollections = useLibrary((s) => s.collections.length > 0)
+  const hasCollections = useCollections((s) => s.collections.length > 0)
   const searchOnlySetting = useModels((s) => s.settings?.searchOnly ?? false)
   const llm = useModels((s) => statusFor(s.statuses, 'llm'))
   const modelsLoaded = useModels((s) => s.loaded)
@@ -171,7 +171,7 @@ export function Composer() {
 function TurnView({ turn }: { turn: Turn }) {
   const retry = useChat((s) => s.retry)
   const busy = useChat((s) => !!activeTurn(s.turns))
-  const library = useLibrary((s) => s.collections)
+  const library = useCollections((s) => s.collections)
   const unversioned = unversionedLabel(library, turn.scope.collections)
   const stageText = (message: string) => withoutAllVersions(message, unversioned)
   return (

@@ -6,7 +6,7 @@ import { compareVersionsDesc } from '../../../shared/versions'
 import { formatDuration, formatRate, formatRelativeTime, formatTimeLeft, plural } from '../lib/format'
 import { estimateImport } from '../lib/import-eta'
 import { useNow } from '../lib/useNow'
-import { importRate, jobForCollection, useLibrary, type FileIssue, type ImportJob } from '../stores/library'
+import { importRate, jobForCollection, useCollections, type FileIssue, type ImportJob } from '../stores/collections'
 import { useNav } from '../stores/nav'
 import { ProgressBar } from './Common'
 import { AlertIcon, CheckIcon, CloseIcon, FolderIcon, PlusIcon, RefreshIcon, TrashIcon } from './Icons'
@@ -18,10 +18,10 @@ export async function pickAndImportFolder(): Promise<void> {
 }
 
 export function LibrarySection() {
-  const collections = useLibrary((s) => s.collections)
-  const jobs = useLibrary((s) => s.jobs)
-  const loaded = useLibrary((s) => s.loaded)
-  const loadError = useLibrary((s) => s.loadError)
+  const collections = useCollections((s) => s.collections)
+  const jobs = useCollections((s) => s.jobs)
+  const loaded = useCollections((s) => s.loaded)
+  const loadError = useCollections((s) => s.loadError)
 
   const known = new Set(collections.map((c) => c.id))
   // Imports whose collection is not listed yet: still starting, or a new collection being built.
@@ -75,13 +75,13 @@ export function LibrarySection() {
 }
 
 function CollectionCard({ collection: c, id }: { collection: CollectionInfo | null; id: string }) {
-  const job = useLibrary((s) => jobForCollection(s.jobs, id))
-  const stored = useLibrary((s) => s.failures[id])
-  const report = useLibrary((s) => s.lastReports[id])
-  const loadFailures = useLibrary((s) => s.loadFailures)
-  const resync = useLibrary((s) => s.resync)
-  const remove = useLibrary((s) => s.remove)
-  const setOcr = useLibrary((s) => s.setOcr)
+  const job = useCollections((s) => jobForCollection(s.jobs, id))
+  const stored = useCollections((s) => s.failures[id])
+  const report = useCollections((s) => s.lastReports[id])
+  const loadFailures = useCollections((s) => s.loadFailures)
+  const resync = useCollections((s) => s.resync)
+  const remove = useCollections((s) => s.remove)
+  const setOcr = useCollections((s) => s.setOcr)
   const running = job && !job.finished
 
   useEffect(() => {
@@ -200,7 +200,7 @@ const PHASE: Record<string, string> = {
 }
 
 export function ImportProgressView({ job }: { job: ImportJob }) {
-  const cancel = useLibrary((s) => s.cancel)
+  const cancel = useCollections((s) => s.cancel)
   const p = job.progress
   const now = useNow(!job.finished && !!p)
   const estimate = p ? estimateImport(job.eta, p, p.elapsedMs + Math.max(0, now - (job.progressAt ?? now))) : null
@@ -259,12 +259,12 @@ export function ImportProgressView({ job }: { job: ImportJob }) {
 }
 
 function ImportSummary({ job }: { job: ImportJob }) {
-  const dismiss = useLibrary((s) => s.dismissJob)
+  const dismiss = useCollections((s) => s.dismissJob)
   const r = job.report
   let text: string
   let ok = true
   if (job.heldBack) {
-    // The engine removed nothing; the confirm dialog (stores/library.ts) asks whether to go on.
+    // The engine removed nothing; the confirm dialog (stores/collections.ts) asks whether to go on.
     text = 'Nothing was removed: the folder is empty or not there (a drive not connected, or the folder moved?).'
     ok = false
   } else if (job.error) {

@@ -125,7 +125,7 @@ describe('Settings > Library location', () => {
     const { docent, section } = await openSettings()
     await userEvent.click(section.getByRole('radio', { name: 'PostgreSQL server' }))
     await userEvent.type(section.getByLabelText(/Server URL/), 'postgres://docent@db.example/docs')
-    // What the engine process answers when it cannot open the new location (host/server-library.ts).
+    // What the engine process answers when it cannot open the new location (host/open-server.ts).
     docent.handlers['app.info'] = () => {
       throw new Error('The library at postgres://docent@db.example/docs could not be opened: could not connect: ECONNREFUSED.')
     }

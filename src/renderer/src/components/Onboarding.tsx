@@ -1,5 +1,5 @@
 import { useChat } from '../stores/chat'
-import { useLibrary } from '../stores/library'
+import { useCollections } from '../stores/collections'
 import { roleLabel, statusFor, useModels, type ModelRole } from '../stores/models'
 import { useNav } from '../stores/nav'
 import { isPrerelease } from '../../../shared/versions'
@@ -23,9 +23,9 @@ export function suggestedQuestions(collections: { id: string; versions: string[]
  * add a folder, check the models, ask a suggested question. Later it only offers suggestions.
  */
 export function Onboarding() {
-  const collections = useLibrary((s) => s.collections)
-  const loaded = useLibrary((s) => s.loaded)
-  const jobs = useLibrary((s) => s.jobs)
+  const collections = useCollections((s) => s.collections)
+  const loaded = useCollections((s) => s.loaded)
+  const jobs = useCollections((s) => s.jobs)
   const statuses = useModels((s) => s.statuses)
   const modelsLoaded = useModels((s) => s.loaded)
   const threads = useChat((s) => s.threads)

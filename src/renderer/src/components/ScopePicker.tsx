@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react'
 import { useChat } from '../stores/chat'
-import { useLibrary } from '../stores/library'
+import { useCollections } from '../stores/collections'
 import { CheckIcon, ChevronIcon } from './Icons'
 import { compareVersionsDesc, isPrerelease } from '../../../shared/versions'
 
@@ -24,7 +24,7 @@ export function latestLabel(collections: { id: string; versions: string[] }[], c
 }
 
 export function ScopePicker() {
-  const collections = useLibrary((s) => s.collections)
+  const collections = useCollections((s) => s.collections)
   const scope = useChat((s) => s.scope)
   const setScope = useChat((s) => s.setScope)
   const [open, setOpen] = useState(false)

@@ -2,13 +2,13 @@ import { act, render, type RenderResult } from '@testing-library/react'
 import { App } from '../App'
 import { loadInitialState, startBridge, stopBridge } from '../bridge'
 import { useChat } from '../stores/chat'
-import { useLibrary } from '../stores/library'
+import { useCollections } from '../stores/collections'
 import { useModels } from '../stores/models'
 import { useNav } from '../stores/nav'
 import { useViewer } from '../stores/viewer'
 import { createFakeDocent, type FakeDocent, type Handlers } from './fakeDocent'
 
-const stores = [useChat, useLibrary, useModels, useNav, useViewer] as const
+const stores = [useChat, useCollections, useModels, useNav, useViewer] as const
 
 /**
  * Puts every store back to its initial state and detaches the bridge, between tests. The window's

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { tempDir } from '../../test-support/paths'
 import { LOCK_FILE, processStart, readLock, type LockInfo } from '../store/lock'
 import { EngineClient } from './client'
-import { librarySpawner, type LibraryProcess } from './library'
+import { folderSpawner, type LibraryProcess } from './open-folder'
 import { SOCKET_FILE } from './socket'
 
 /**
@@ -56,7 +56,7 @@ describe('opening the library', () => {
 
     let proc: LibraryProcess | null = null
     const client = new EngineClient({
-      spawn: librarySpawner({ dataDir: data, modelsDir: path.join(t.dir, 'none'), role: 'cli', log: () => {} }, (p) => (proc = p)),
+      spawn: folderSpawner({ dataDir: data, modelsDir: path.join(t.dir, 'none'), role: 'cli', log: () => {} }, (p) => (proc = p)),
       onEvent: () => {},
       log: () => {},
     })

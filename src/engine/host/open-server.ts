@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { Message, MessageConnection } from 'vscode-jsonrpc/node'
 import { errorMessage } from '../../shared/errors'
 import { Engine } from '../engine'
 import { redactUrl } from '../store/pg'
 import type { EngineProcess, EngineProcessListeners, SpawnEngine } from './client'
 import { createEngineHost, type EngineHost } from './host'
-import { ErrorCode, errorResult, type FromHost, type ToHost } from './protocol'
-import type { LibraryProcess, LibraryState } from './library'
+import { ErrorCode, errorResult, Notify } from './protocol'
+import { ChannelReader, ChannelWriter, notify, openConnection, serveRequests } from './rpc'
+import type { LibraryProcess, LibraryState } from './open-folder'
 
 /**
  * Opening a team library on a PostgreSQL server: no lock and no socket (those keep two processes
@@ -13,7 +15,7 @@ import type { LibraryProcess, LibraryState } from './library'
  * its own engine, so EngineClient drives it as it drives an owned folder. Writes from other
  * processes reach this one's searches through the store (ADR 0010).
  */
-export interface ServerLibraryOptions {
+export interface OpenServerOptions {
   database: string
   modelsDir: string
   /** Never migrate or write on open (a read-only role: the MCP server without --allow-writes). */
@@ -23,35 +25,41 @@ export interface ServerLibraryOptions {
   log?: (message: string) => void
 }
 
-export function serverSpawner(opts: ServerLibraryOptions, onSpawn?: (proc: LibraryProcess) => void): SpawnEngine {
+export function serverSpawner(opts: OpenServerOptions, onSpawn?: (proc: LibraryProcess) => void): SpawnEngine {
   return (listeners) => {
-    const proc = new ServerConnection(opts, listeners)
+    const proc = new ServerOpening(opts, listeners)
     onSpawn?.(proc)
     return proc
   }
 }
 
-class ServerConnection implements LibraryProcess, EngineProcess {
+class ServerOpening implements LibraryProcess, EngineProcess {
   state: LibraryState = { kind: 'starting' }
   private engine: Engine | null = null
   private host: EngineHost | null = null
   private inflight = 0
   private closing: Promise<void> | null = null
   private readonly opened: Promise<boolean>
+  private readonly reader: ChannelReader
+  private readonly local: MessageConnection
 
   constructor(
-    private readonly opts: ServerLibraryOptions,
+    private readonly opts: OpenServerOptions,
     private readonly listeners: EngineProcessListeners,
   ) {
+    const log = opts.log ?? (() => {})
+    this.reader = new ChannelReader(log)
+    this.local = openConnection(this.reader, new ChannelWriter((m) => listeners.onMessage(m), log))
+    serveRequests(
+      this.local,
+      (method, input) => this.serve(method, input),
+      () => void this.close(),
+    )
     this.opened = this.open()
   }
 
   get pid(): number | undefined {
     return process.pid
-  }
-
-  private local(message: FromHost): void {
-    setImmediate(() => this.listeners.onMessage(message))
   }
 
   private async open(): Promise<boolean> {
@@ -62,8 +70,7 @@ class ServerConnection implements LibraryProcess, EngineProcess {
         readOnly: this.opts.readOnly,
       })
     } catch (err) {
-      this.local({
-        type: 'fatal',
+      notify(this.local, Notify.fatal, {
         message: `The library at ${redactUrl(this.opts.database)} could not be opened: ${errorMessage(err)}`,
       })
       void this.close()
@@ -74,24 +81,17 @@ class ServerConnection implements LibraryProcess, EngineProcess {
       dataDir: redactUrl(this.opts.database),
       modelsDir: this.opts.modelsDir,
       appVersion: this.opts.appVersion,
-      emit: (event, payload) => this.local({ type: 'event', event, payload }),
+      emit: (event, payload) => notify(this.local, event, payload),
       watchFolders: false,
     })
     this.state = { kind: 'owner' }
     this.opts.onOwn?.(this.engine)
-    this.local({ type: 'ready', pid: process.pid })
+    notify(this.local, Notify.ready, { pid: process.pid })
     return true
   }
 
-  postMessage(message: ToHost): void {
-    if (message.type === 'shutdown') {
-      void this.close()
-      return
-    }
-    const { id } = message
-    setImmediate(() => {
-      void this.serve(message.method, message.input).then((result) => this.local({ type: 'response', id, result }))
-    })
+  postMessage(message: Message): void {
+    this.reader.deliver(message)
   }
 
   private async serve(method: string, input: unknown) {

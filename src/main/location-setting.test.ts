@@ -6,7 +6,7 @@ import { engineHostSpawner } from '../test-support/engine-host'
 import { tempDir } from '../test-support/paths'
 import { freshDatabase, pgSkipReason } from '../test-support/pg-test'
 import { testSecretBox } from '../test-support/secret-box'
-import { LibraryLocationStore, createLocationRelays } from './library-location'
+import { LocationSettingStore, createLocationRelays } from './location-setting'
 
 /**
  * The "Library location" setting in the main process, without Electron: the store over an AES
@@ -24,7 +24,7 @@ async function store(opts: { keychain?: boolean; env?: NodeJS.ProcessEnv } = {})
   const t = await tempDir('docent-location-')
   cleanups.push(t.cleanup)
   const secrets = testSecretBox({ available: opts.keychain ?? true })
-  return { store: new LibraryLocationStore(path.join(t.dir, 'library.json'), secrets, opts.env ?? {}), dir: t.dir }
+  return { store: new LocationSettingStore(path.join(t.dir, 'library.json'), secrets, opts.env ?? {}), dir: t.dir }
 }
 
 const PASSWORD = 'correct horse battery staple 42'

@@ -1,13 +1,14 @@
-import type net from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { Message } from 'vscode-jsonrpc/node'
 import { errorMessage } from '../../shared/errors'
 import type { Engine } from '../engine'
 import type { DownloadFetch } from '../models/install'
 import { describeOwner, lockIsStale, readLock, tryAcquireLock, type LockInfo, type OwnerRole } from '../store/lock'
 import type { EngineProcess, EngineProcessListeners, SpawnEngine } from './client'
 import { LibraryOwner, type CloseMode } from './owner'
-import type { ToHost } from './protocol'
-import { connectSocket, readFrames, sendFrame, socketPathFor } from './socket'
+import { Notify } from './protocol'
+import { isNotification } from './rpc'
+import { connectSocket, socketPathFor, type SocketChannel } from './socket'
 
 /**
  * Opening "the library" (a data folder) from any process: attach to the owner's socket when a live
@@ -18,7 +19,7 @@ import { connectSocket, readFrames, sendFrame, socketPathFor } from './socket'
  * becomes it. The app's engine process (serve.ts), the CLI and the MCP server all open it so.
  */
 
-export interface LibraryOptions {
+export interface OpenFolderOptions {
   dataDir: string
   modelsDir: string
   role: OwnerRole
@@ -42,7 +43,7 @@ export interface LibraryProcess extends EngineProcess {
   close(mode: CloseMode): void
 }
 
-export function librarySpawner(opts: LibraryOptions, onSpawn?: (proc: LibraryProcess) => void): SpawnEngine {
+export function folderSpawner(opts: OpenFolderOptions, onSpawn?: (proc: LibraryProcess) => void): SpawnEngine {
   return (listeners) => {
     const proc = new Opening(opts, listeners)
     onSpawn?.(proc)
@@ -54,14 +55,14 @@ export function librarySpawner(opts: LibraryOptions, onSpawn?: (proc: LibraryPro
 class Opening implements LibraryProcess {
   state: LibraryState = { kind: 'starting' }
   private owner: LibraryOwner | null = null
-  private socket: net.Socket | null = null
+  private channel: SocketChannel | null = null
   private stopped = false
   private ended = false
   private reattempts = 0
   private readonly log: (message: string) => void
 
   constructor(
-    private readonly opts: LibraryOptions,
+    private readonly opts: OpenFolderOptions,
     private readonly listeners: EngineProcessListeners,
   ) {
     this.log = opts.log ?? ((m) => console.error(`[docent] ${m}`))
@@ -73,18 +74,19 @@ class Opening implements LibraryProcess {
     return undefined
   }
 
-  postMessage(message: ToHost): void {
+  postMessage(message: Message): void {
     if (this.owner) return this.owner.post(message)
-    if (this.socket) {
+    const shutdown = isNotification(message, Notify.shutdown)
+    if (this.channel) {
       // Leaving: the owner keeps the library open for the others.
-      if (message.type === 'shutdown') {
+      if (shutdown) {
         this.stopped = true
-        this.socket.end()
-      } else sendFrame(this.socket, message)
+        void this.channel.end()
+      } else void this.channel.send(message)
       return
     }
     // EngineClient sends nothing but a shutdown before `ready`.
-    if (message.type === 'shutdown') this.close('now')
+    if (shutdown) this.close('now')
   }
 
   kill(): void {
@@ -94,7 +96,7 @@ class Opening implements LibraryProcess {
   close(mode: CloseMode): void {
     this.stopped = true
     if (this.owner) void this.owner.close(mode)
-    else if (this.socket) this.socket.destroy()
+    else if (this.channel) this.channel.socket.destroy()
   }
 
   async start(): Promise<void> {
@@ -107,8 +109,11 @@ class Opening implements LibraryProcess {
         if (this.stopped) return this.end('stopped before it opened the library')
         const holder = readLock(dataDir)
         if (holder?.socket && !lockIsStale(holder)) {
-          const socket = await connectSocket(holder.socket, { token: holder.token, role, pid: process.pid }).catch(() => null)
-          if (socket) return this.attach(socket, holder)
+          const hello = { token: holder.token, role, pid: process.pid }
+          const channel = await connectSocket(holder.socket, hello, (why) =>
+            this.log(`dropped the connection to the owner: ${why}`),
+          ).catch(() => null)
+          if (channel) return this.attach(channel, holder)
         }
         const got = tryAcquireLock(dataDir, { role, socket: socketPathFor(dataDir) })
         if ('release' in got) return await this.own(got)
@@ -124,23 +129,20 @@ class Opening implements LibraryProcess {
     }
   }
 
-  private attach(socket: net.Socket, owner: LockInfo): void {
-    this.socket = socket
+  private attach(channel: SocketChannel, owner: LockInfo): void {
+    const { socket } = channel
+    this.channel = channel
     this.state = { kind: 'attached', owner }
     let greeted = false
-    readFrames(
-      socket,
-      (m) => {
-        if ((m as { type?: unknown } | null)?.type === 'ready') greeted = true
-        this.listeners.onMessage(m)
-      },
-      (why) => this.log(`dropped the connection to the owner: ${why}`),
-    )
+    channel.listen((m) => {
+      if (isNotification(m, Notify.ready)) greeted = true
+      this.listeners.onMessage(m)
+    })
     socket.on('close', () => {
       // Closed before `ready`: a dying owner whose listening socket outlived it by a moment (a
       // SIGKILLed process closes its files one by one). Nothing was sent yet: open the library again.
-      if (!greeted && !this.stopped && this.socket === socket && this.reattempts++ < 5) {
-        this.socket = null
+      if (!greeted && !this.stopped && this.channel === channel && this.reattempts++ < 5) {
+        this.channel = null
         this.state = { kind: 'starting' }
         void this.start()
         return
@@ -182,7 +184,7 @@ class Opening implements LibraryProcess {
     this.ended = true
     this.state = { kind: 'gone' }
     this.owner = null
-    this.socket = null
+    this.channel = null
     this.listeners.onExit(detail)
   }
 }

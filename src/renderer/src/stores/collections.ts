@@ -29,7 +29,7 @@ export interface ImportJob {
   heldBack?: boolean
 }
 
-interface LibraryState {
+interface CollectionsState {
   collections: CollectionInfo[]
   loaded: boolean
   loadError: string | null
@@ -58,7 +58,7 @@ function notifyError(prefix: string, err: unknown): void {
   useNav.getState().notify(`${prefix}: ${errorMessage(err)}`, 'error')
 }
 
-export const useLibrary = create<LibraryState>()((set, get) => ({
+export const useCollections = create<CollectionsState>()((set, get) => ({
   collections: [],
   loaded: false,
   loadError: null,

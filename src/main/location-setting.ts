@@ -40,7 +40,7 @@ export interface EngineLaunch {
   env: Record<string, string>
 }
 
-export class LibraryLocationStore {
+export class LocationSettingStore {
   constructor(
     readonly file: string,
     private readonly secrets: SecretBox,
@@ -133,7 +133,7 @@ function sameAccount(a: string, b: string): boolean {
 }
 
 export interface LocationRelayDeps {
-  store: LibraryLocationStore
+  store: LocationSettingStore
   isTrustedSender: (frameUrl: string | null | undefined) => boolean
   /** Stops the engine process so that the next request starts it on the new location. */
   restartEngine: () => Promise<void>
