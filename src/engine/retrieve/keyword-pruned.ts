@@ -59,11 +59,15 @@ class Scratch {
   tf = new Uint16Array(0)
   /** The k largest values seen (a min-heap), to find the k-th best so far. */
   heap = new Float64Array(0)
+  /** Per term frequency: the most the rarest lexeme adds to a chunk (startFromRarest). */
+  shares = new Float64Array(0)
 }
 
-/** What a search did, for tests and the bench: candidates, and how many were scored to the end. */
+/** What a search did, for tests and the bench. */
 export interface PruningTrace {
+  /** The candidates; from the rarest lexeme alone, its postings (deleted and out-of-scope chunks not told apart). */
   candidates: number
+  /** The candidates scored to the end. */
   scored: number
 }
 
@@ -73,7 +77,7 @@ const scratches = new WeakMap<KeywordPostings, Scratch>()
 export function pruningScratchBytes(p: KeywordPostings): number {
   const x = scratches.get(p)
   if (!x) return 0
-  return [x.mark, x.row, x.cand, x.alive, x.partial, x.norm, x.tf, x.heap].reduce((sum, a) => sum + a.byteLength, 0)
+  return [x.mark, x.row, x.cand, x.alive, x.partial, x.norm, x.tf, x.heap, x.shares].reduce((sum, a) => sum + a.byteLength, 0)
 }
 
 function need<A extends Int32Array | Float64Array | Uint16Array>(a: A, n: number, make: (n: number) => A): A {
@@ -149,7 +153,6 @@ export function scorePruned(
         selective.map((t) => p.list(t.lexeme)),
         avgdl,
       )
-  if (start.candidates === 0) return []
   let inPlay = start.inPlay
   for (let j = rarest ? 1 : 0; j < m; j++) {
     if (j > 0 && inPlay > limit) inPlay = prune(x, inPlay, limit, j, terms, lists, start.bounds)
@@ -201,11 +204,12 @@ function canReach(
 }
 
 /**
- * Candidates from the rarest lexeme's list alone, read twice. First: how many, their shortest and
- * longest lengths, and the k-th best of what the rarest lexeme adds to them (a lower bound of the
- * k-th best score). Then only the candidates that can still reach it go into play, with that
- * share as their partial sum: at a million chunks, a list of hundreds of thousands leaves a few
- * hundred in play, and nothing is written for the others.
+ * Candidates from the rarest lexeme's list alone, read twice. First for the k-th best of what
+ * that lexeme adds to its in-scope chunks (a lower bound of the k-th best score); then only the
+ * chunks that can still reach it go into play, with that share as their partial sum. At a million
+ * chunks a list of hundreds of thousands leaves a few hundred in play, and nothing is written for
+ * the others. Most postings are passed over on their term frequency alone (the most it adds, at
+ * the shortest length there is), without reading their chunk's length, scope or liveness.
  */
 function startFromRarest(
   p: KeywordPostings,
@@ -217,37 +221,36 @@ function startFromRarest(
   k: number,
 ): Start {
   const epoch = nextEpoch(p, x)
+  const bounds = restBounds(terms, lists, p.minDl, p.maxDl, avgdl)
   const list = lists[0]
+  if (!list) return { candidates: 0, inPlay: 0, bounds }
   const m = terms.length
   const idf = terms[0]!.idf
   const { live, coll, ver, dl } = p
   const width = p.versions.length
-  const n = list?.n ?? 0
-  const ss = list?.slots ?? new Int32Array(0)
-  const tfs = list?.tfs ?? new Uint16Array(0)
+  const everywhere = allowed.every((a) => a === 1)
+  const { n, slots: ss, tfs } = list
+  const most = (x.shares = need(x.shares, list.maxTf + 1, (size) => new Float64Array(size)))
+  const shortest = BM25.k1 * (ONE_MINUS_B + (BM25.b * p.minDl) / avgdl)
+  for (let t = 0; t <= list.maxTf; t++) most[t] = bound(idf, t, shortest)
   const { heap } = x
   let size = 0
-  let nc = 0
-  let minDl = Infinity
-  let maxDl = 0
   for (let i = 0; i < n; i++) {
-    const s = ss[i]!
-    if (!live[s] || !allowed[coll[s]! * width + ver[s]!]) continue
-    nc++
-    const d = dl[s]!
-    if (d < minDl) minDl = d
-    if (d > maxDl) maxDl = d
     const t = tfs[i]!
-    size = offer(heap, size, k, (idf * (t * K1_PLUS_1)) / (t + BM25.k1 * (ONE_MINUS_B + (BM25.b * d) / avgdl)))
+    if (size === k && most[t]! <= heap[0]!) continue
+    const s = ss[i]!
+    if (!live[s] || !(everywhere || allowed[coll[s]! * width + ver[s]!])) continue
+    size = offer(heap, size, k, (idf * (t * K1_PLUS_1)) / (t + BM25.k1 * (ONE_MINUS_B + (BM25.b * dl[s]!) / avgdl)))
   }
-  const bounds = restBounds(terms, lists, minDl, maxDl, avgdl)
   const theta = size === k ? heap[0]! : -Infinity
   const cut = theta - ROUNDING_SLACK * Math.max(1, Math.abs(theta))
+  const reach = bounds.shortest[1]!
   let rows = 0
   for (let i = 0; i < n; i++) {
-    const s = ss[i]!
-    if (!live[s] || !allowed[coll[s]! * width + ver[s]!]) continue
     const t = tfs[i]!
+    if (most[t]! + reach < cut) continue
+    const s = ss[i]!
+    if (!live[s] || !(everywhere || allowed[coll[s]! * width + ver[s]!])) continue
     const norm = BM25.k1 * (ONE_MINUS_B + (BM25.b * dl[s]!) / avgdl)
     const have = (idf * (t * K1_PLUS_1)) / (t + norm)
     if (!canReach(have, norm, cut, 1, terms, lists, bounds)) continue
@@ -260,7 +263,7 @@ function startFromRarest(
     x.mark[s] = epoch
     x.row[s] = rows++
   }
-  return { candidates: nc, inPlay: rows, bounds }
+  return { candidates: n, inPlay: rows, bounds }
 }
 
 /**

@@ -40,6 +40,9 @@ export class KeywordPostings {
   private ids: string[] = []
   private seqs: (number | null)[] = []
   dl = new Int32Array(1024)
+  /** The shortest and longest chunk length added since the postings were built (deleted ones too): bounds for every chunk's. */
+  minDl = Infinity
+  maxDl = 0
   coll = new Uint16Array(1024)
   ver = new Uint16Array(1024)
   live = new Uint8Array(1024)
@@ -256,6 +259,8 @@ export class KeywordPostings {
     this.deadSlots = []
     this.deadSorted = null
     this.live.fill(0)
+    this.minDl = Infinity
+    this.maxDl = 0
     this.collChunks = []
     this.collLen = []
     this.mark = { seq: 0, tomb: 0 }
@@ -353,7 +358,9 @@ export class KeywordPostings {
     this.ids[slot] = r.id
     this.seqs[slot] = r.seq === null ? null : Number(r.seq)
     this.slotOf.set(r.id, slot)
-    this.dl[slot] = Number(r.lex_len)
+    const dl = (this.dl[slot] = Number(r.lex_len))
+    if (dl < this.minDl) this.minDl = dl
+    if (dl > this.maxDl) this.maxDl = dl
     const c = (this.coll[slot] = this.intern(this.collIndex, this.collections, r.collection_id))
     this.ver[slot] = this.intern(this.verIndex, this.versions, r.version)
     this.live[slot] = 1
