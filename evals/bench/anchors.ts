@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { open, writeFile } from 'node:fs/promises'
+import { open, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { repoRoot } from '../../src/test-support/paths'
 
@@ -24,7 +24,10 @@ export const BM25S_VENV = process.env['DOCENT_BM25S_VENV'] ?? '/tmp/venv-bm25s'
 
 /** FTS5 over the same texts (Python's own sqlite3); queries are the words OR-ed, ranked by bm25(), top 50. */
 export async function fts5Anchor(texts: string[], queries: string[], dir: string): Promise<Anchor> {
-  const r = await runAnchor('python3', 'fts5_anchor.py', texts, queries, dir, ['--db', path.join(dir, 'fts5.sqlite')])
+  const db = path.join(dir, 'fts5.sqlite')
+  // A kept store's folder (--store) holds the index of the run before: the script creates its table anew.
+  for (const f of [db, `${db}-wal`, `${db}-shm`]) await rm(f, { force: true })
+  const r = await runAnchor('python3', 'fts5_anchor.py', texts, queries, dir, ['--db', db])
   return 'error' in r ? { error: `FTS5 failed: ${r.error}` } : { ...pick(r), version: String(r['sqlite']) }
 }
 

@@ -39,24 +39,28 @@ export function chunkSet(total: number, opts: { vectors: boolean; seed?: number 
 const docPath = (d: number) => `part-${Math.floor(d / 100)}/doc-${d}.md`
 const heading = (d: number, c: number) => `Doc ${d} > Section ${c}`
 
-/** The id of chunk `i` of a set written by writeChunkSet into `collection`. */
-export function chunkIdOf(collection: string, i: number): string {
-  const d = Math.floor(i / CHUNKS_PER_DOC)
-  return chunkId(collection, docPath(d), [heading(d, i % CHUNKS_PER_DOC)], 0)
+/** The id of chunk `i` of a set written by writeChunkSet into `collection` (with `perDoc` chunks a document). */
+export function chunkIdOf(collection: string, i: number, perDoc = CHUNKS_PER_DOC): string {
+  const d = Math.floor(i / perDoc)
+  return chunkId(collection, docPath(d), [heading(d, i % perDoc)], 0)
 }
 
 /**
- * Writes the set as documents of ten chunks into `collection` (one transaction a document, as an
- * import does, with its vacuum and checkpoint every 500 documents: ingest/sync/write.ts).
+ * Writes the set as documents of `perDoc` chunks (ten unless asked) into `collection`: one
+ * transaction a document, as an import does, with its vacuum and checkpoint every 5,000 chunks (every
+ * 500 documents of ten, as ingest/sync/write.ts does). Larger documents make fewer, larger
+ * transactions through the same writer: `bench -- query --chunks-per-doc 100` loads a keyword-only
+ * tier several times faster (docs/benchmarks.md).
  */
-export async function writeChunkSet(db: Db, collection: string, set: ChunkSet): Promise<void> {
+export async function writeChunkSet(db: Db, collection: string, set: ChunkSet, perDoc = CHUNKS_PER_DOC): Promise<void> {
   await upsertCollection(db, collection, `/${collection}`)
   const versions = ['1.0', '2.0', null]
-  for (let d = 0; d < set.texts.length / CHUNKS_PER_DOC; d++) {
+  const vacuumEvery = Math.max(1, Math.round(5000 / perDoc))
+  for (let d = 0; d < set.texts.length / perDoc; d++) {
     const rel = docPath(d)
     const chunks: ChunkRow[] = []
-    for (let c = 0; c < CHUNKS_PER_DOC; c++) {
-      const i = d * CHUNKS_PER_DOC + c
+    for (let c = 0; c < perDoc && d * perDoc + c < set.texts.length; c++) {
+      const i = d * perDoc + c
       const text = set.texts[i]!
       const h = heading(d, c)
       chunks.push({
@@ -80,7 +84,7 @@ export async function writeChunkSet(db: Db, collection: string, set: ChunkSet): 
       { ...doc, sha256: sha256Hex(rel), version: versions[d % 3]!, kind: null, title: null, pageCount: null, chunker: 'bench' },
       chunks,
     )
-    if ((d + 1) % 500 === 0) await vacuumHotTables(db)
+    if ((d + 1) % vacuumEvery === 0) await vacuumHotTables(db)
   }
   await markSynced(db, collection)
 }

@@ -1,8 +1,9 @@
 import type { Queryable } from '../store/db'
 import { keywordPostingsOf, type KeywordPostings } from '../store/postings'
 import { STORE_MARK_COLUMNS, storeMarkOf, type StoreMarkRow } from '../store/store-mark'
-import { HEADING_EXTRA } from '../store/tsvector'
 import { extractExactTerms } from '../core/exact-terms'
+import { BM25, scoreExhaustive, type KeywordHit, type QueryTerm } from './keyword-memory'
+import { scorePruned, type PruningTrace } from './keyword-pruned'
 import { type ResolvedScope, scopeSql } from './scope'
 
 /**
@@ -13,13 +14,15 @@ import { type ResolvedScope, scopeSql } from './scope'
  *
  * From the postings kept in memory (store/postings.ts, ADR 0009) a search is one statement: the
  * query's lexemes and the store's mark; document frequencies, statistics and scores are then
- * counted in memory. Until the postings are built it runs in SQL: a first statement turns the
+ * counted in memory, skipping the candidates that cannot reach the top k (keyword-pruned.ts: the
+ * same hits as scoring them all, keyword-memory.ts). Until the postings are built it runs in SQL: a first statement turns the
  * query into lexemes with their IDF from term_stats, then candidates come through the GIN index
  * with a literal tsquery, each candidate's tsvector unnested. Both give the same ranking
  * (keyword.test.ts checks they agree).
  */
 
-export const BM25 = { k1: 1.2, b: 0.75, headingWeight: 1 + HEADING_EXTRA } as const
+export { BM25, SCORING, topK, type KeywordHit, type QueryTerm } from './keyword-memory'
+export type { PruningTrace } from './keyword-pruned'
 
 /**
  * Candidates come from the rarest query lexemes, adding commoner ones while their postings stay
@@ -28,18 +31,6 @@ export const BM25 = { k1: 1.2, b: 0.75, headingWeight: 1 + HEADING_EXTRA } as co
  * query read most of the corpus. Every query lexeme still counts in the score of each candidate.
  */
 export const CANDIDATE_POSTINGS_BUDGET = 2000
-
-export interface KeywordHit {
-  chunk_id: string
-  rank: number
-  bm25: number
-}
-
-export interface QueryTerm {
-  lexeme: string
-  df: number
-  idf: number
-}
 
 /** BM25's IDF of a lexeme found in `df` of `n` passages (never negative, unlike the original Robertson form). */
 export function bm25Idf(n: number, df: number): number {
@@ -140,20 +131,31 @@ export function toTsqueryLiteral(lexemes: string[]): string {
 
 export type KeywordPath = 'memory' | 'sql'
 
+/**
+ * How the postings in memory are scored: 'pruned' (what searches use) skips the candidates that
+ * cannot reach the top k; 'exhaustive' scores every candidate in full. Both return the same hits
+ * (keyword-pruned.test.ts); the bench times one against the other.
+ */
+export type KeywordScoring = 'pruned' | 'exhaustive'
+
 /** Keyword search: from the postings in memory when they are current, else in SQL (same ranking). */
 export async function retrieveKeyword(
   db: Queryable,
   query: string,
   scope: ResolvedScope,
   limit: number,
-  opts: { path?: KeywordPath; budget?: number } = {},
+  opts: { path?: KeywordPath; budget?: number; scoring?: KeywordScoring; trace?: PruningTrace } = {},
 ): Promise<KeywordHit[]> {
   if (scope.collections.length === 0 || !query.trim()) return []
   const postings = opts.path === 'sql' ? null : keywordPostingsOf(db)
   const mem = postings ? await queryTermsInMemory(db, postings, query, scope.collections) : null
   if (postings && mem) {
     const terms = mem.terms.filter((t) => t.df > 0)
-    return terms.length ? scoreInMemory(postings, terms, selectiveTerms(terms, opts.budget), mem.avgdl, scope, limit) : []
+    if (terms.length === 0) return []
+    const selective = selectiveTerms(terms, opts.budget)
+    return opts.scoring === 'exhaustive'
+      ? scoreExhaustive(postings, terms, selective, mem.avgdl, scope, limit)
+      : scorePruned(postings, terms, selective, mem.avgdl, scope, limit, opts.trace)
   }
   if (opts.path === 'memory') throw new Error('the keyword postings are not built yet')
   const { terms: all, avgdl } = await queryTerms(db, query, scope.collections)
@@ -201,113 +203,6 @@ async function scoreInSql(
 }
 
 /**
- * The same ranking as scoreInSql, from the postings: candidates are the in-scope chunks holding a
- * selective lexeme, each scored over every query lexeme, best first, ties by chunk id.
- */
-function scoreInMemory(
-  p: KeywordPostings,
-  terms: QueryTerm[],
-  selective: QueryTerm[],
-  avgdl: number,
-  scope: ResolvedScope,
-  limit: number,
-): KeywordHit[] {
-  const allowed = allowedScope(p, scope)
-  if (!allowed) return []
-  const slots = p.slotCount
-  if (p.score.length < slots) {
-    p.score = new Float64Array(Math.max(slots, p.score.length * 2))
-    p.epochOf = new Int32Array(p.score.length)
-    p.epoch = 0
-  }
-  const epoch = ++p.epoch
-  const { score, epochOf, dl, live, coll, ver } = p
-  const width = p.versions.length
-  const candidates: number[] = []
-  for (const t of selective) {
-    const list = p.list(t.lexeme)
-    if (!list) continue
-    for (let i = 0; i < list.n; i++) {
-      const s = list.slots[i]!
-      if (epochOf[s] === epoch || !live[s] || !allowed[coll[s]! * width + ver[s]!]) continue
-      epochOf[s] = epoch
-      score[s] = 0
-      candidates.push(s)
-    }
-  }
-  // Every query lexeme adds to the candidates, in lexeme order and with the arithmetic of the SQL
-  // (same operations, same order), so both give the same floating-point scores and ties.
-  const byLexeme = [...terms].sort((a, b) => cmp(a.lexeme, b.lexeme))
-  const avg = avgdl
-  // Lists hold their slots in ascending order (slots are appended, compaction keeps the order). A
-  // list far longer than the candidates (a common word at a million chunks) is searched for each
-  // candidate instead of walked whole; the sums are the same, added in the same lexeme order.
-  const sorted = Int32Array.from(candidates).sort()
-  for (const t of byLexeme) {
-    const list = p.list(t.lexeme)
-    if (!list) continue
-    const { slots: ss, tfs } = list
-    const add = (s: number, tf: number) => {
-      score[s]! += (t.idf * (tf * K1_PLUS_1)) / (tf + BM25.k1 * (ONE_MINUS_B + (BM25.b * dl[s]!) / avg))
-    }
-    if (list.n > SCORING.lookupRatio * sorted.length) {
-      let lo = 0
-      for (let c = 0; c < sorted.length; c++) {
-        const s = sorted[c]!
-        lo = lowerBound(ss, lo, list.n, s)
-        if (lo >= list.n) break
-        if (ss[lo] === s) add(s, tfs[lo]!)
-      }
-      continue
-    }
-    for (let i = 0; i < list.n; i++) {
-      const s = ss[i]!
-      if (epochOf[s] !== epoch) continue
-      add(s, tfs[i]!)
-    }
-  }
-  const top = topK(candidates, limit, (a, b) => score[b]! - score[a]! || cmp(p.chunkId(a), p.chunkId(b)))
-  return top.map((s, i) => ({ chunk_id: p.chunkId(s), rank: i + 1, bm25: score[s]! }))
-}
-
-/**
- * A list this many times longer than the candidates is searched per candidate rather than walked
- * (binary search beats a walk well before this). Tests set it to 0 and to Infinity to compare the
- * two ways with the SQL path.
- */
-export const SCORING = { lookupRatio: 16 }
-
-/** The first index in ss[lo, hi) whose slot is at least `slot` (ss ascending). */
-function lowerBound(ss: Int32Array, lo: number, hi: number, slot: number): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (ss[mid]! < slot) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** Which (collection, version) pairs of the postings are in scope, as a flat table; null when none. */
-function allowedScope(p: KeywordPostings, scope: ResolvedScope): Uint8Array | null {
-  const width = p.versions.length
-  const allowed = new Uint8Array(p.collections.length * width)
-  const keys = scope.versionKeys ? new Set(scope.versionKeys) : null
-  let any = false
-  for (const c of scope.collections) {
-    const ci = p.collectionIndex(c)
-    if (ci === undefined) continue
-    for (let vi = 0; vi < width; vi++) {
-      const v = p.versions[vi]
-      if (v === null || !keys || keys.has(`${c}|${v}`)) {
-        allowed[ci * width + vi] = 1
-        any = true
-      }
-    }
-  }
-  return any ? allowed : null
-}
-
-/**
  * Whether two rankings agree: the same scores rank by rank, and the same chunks once equal scores
  * are ordered by chunk id. SQL's sum() may add a chunk's terms in another order than another
  * chunk's, so two chunks with equal scores can differ in the last bit there and be ordered by that
@@ -328,46 +223,4 @@ export function sameRanking(a: KeywordHit[], b: KeywordHit[], tol = 1e-9): boole
   return canonical(a) === canonical(b)
 }
 
-// The SQL's constants as PostgreSQL evaluates them (numeric, then float8).
-const K1_PLUS_1 = Number((BM25.k1 + 1).toPrecision(12))
-const ONE_MINUS_B = Number((1 - BM25.b).toPrecision(12))
-
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-
-/** The best `k` of `items` by `order` (negative when the first is better), best first. */
-export function topK(items: number[], k: number, order: (a: number, b: number) => number): number[] {
-  if (items.length <= k * 4) return items.sort(order).slice(0, k)
-  // A bounded heap whose root is the worst kept item.
-  const heap: number[] = []
-  const worse = (a: number, b: number) => order(a, b) > 0
-  const up = (i: number) => {
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!worse(heap[i]!, heap[parent]!)) break
-      ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
-      i = parent
-    }
-  }
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1
-      const r = l + 1
-      let m = i
-      if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l
-      if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r
-      if (m === i) return
-      ;[heap[i], heap[m]] = [heap[m]!, heap[i]!]
-      i = m
-    }
-  }
-  for (const x of items) {
-    if (heap.length < k) {
-      heap.push(x)
-      up(heap.length - 1)
-    } else if (k > 0 && order(x, heap[0]!) < 0) {
-      heap[0] = x
-      down(0)
-    }
-  }
-  return heap.sort(order)
-}

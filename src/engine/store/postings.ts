@@ -2,6 +2,7 @@ import type { Db, Queryable } from './db'
 import { SerialQueue } from '../core/serial-queue'
 import { parseTsvector } from './tsvector'
 import { STORE_MARK_COLUMNS, storeMarkOf, type StoreMark, type StoreMarkRow } from './store-mark'
+import { TermList } from './term-list'
 
 /**
  * Keyword postings in memory: for every lexeme of every chunk's tsvector, the chunks containing it
@@ -20,32 +21,6 @@ const DF_CACHE_TERMS = 50_000
 const BUILD_BATCH = 5000
 /** A query brings the postings up to date itself when at most this many chunk rows changed. */
 export const INLINE_CATCH_UP = 5000
-
-class TermList {
-  slots = new Int32Array(4)
-  tfs = new Uint16Array(4)
-  n = 0
-  push(slot: number, tf: number): void {
-    if (this.n === this.slots.length) {
-      const slots = new Int32Array(Math.max(4, this.n * 2))
-      slots.set(this.slots)
-      this.slots = slots
-      const tfs = new Uint16Array(slots.length)
-      tfs.set(this.tfs)
-      this.tfs = tfs
-    }
-    this.slots[this.n] = slot
-    this.tfs[this.n] = tf
-    this.n++
-  }
-  /** Gives back the doubling's spare room (after a build). */
-  trim(): void {
-    if (this.slots.length > this.n + 8) {
-      this.slots = this.slots.slice(0, this.n)
-      this.tfs = this.tfs.slice(0, this.n)
-    }
-  }
-}
 
 export interface PostingsStats {
   chunks: number
@@ -66,11 +41,17 @@ export class KeywordPostings {
   private ids: string[] = []
   private seqs: (number | null)[] = []
   dl = new Int32Array(1024)
+  /** The shortest and longest chunk length added since the postings were built (deleted ones too): bounds for every chunk's. */
+  minDl = Infinity
+  maxDl = 0
   coll = new Uint16Array(1024)
   ver = new Uint16Array(1024)
   live = new Uint8Array(1024)
   private slots = 0
   private dead = 0
+  /** The slots of the chunks deleted since the last compaction (`dead` of them), and the same sorted when asked. */
+  private deadSlots: number[] = []
+  private deadSorted: Int32Array | null = null
   readonly collections: string[] = []
   readonly versions: (string | null)[] = [null]
   /** Live chunks and the sum of their lengths, per collection index: collections.chunk_count and total_len. */
@@ -129,6 +110,9 @@ export class KeywordPostings {
       totalLen += this.collLen[i] ?? 0
     }
     const df = lexemes.map((lexeme) => {
+      const list = this.terms.get(lexeme)
+      const dead = list && list.coll >= 0 ? this.deadIn(list) : null
+      if (list && dead !== null) return inColl[list.coll] ? list.n - dead : 0
       const per = this.countsByCollection(lexeme)
       if (!per) return 0
       let count = 0
@@ -136,6 +120,24 @@ export class KeywordPostings {
       return count
     })
     return { df, n, totalLen }
+  }
+
+  /**
+   * How many of a list's postings are of deleted chunks, when that is quicker to find than walking
+   * the list (none deleted since the last compaction, as after a build, or few): each deleted slot
+   * is looked for in the list. Null when walking is as quick.
+   */
+  private deadIn(list: TermList): number | null {
+    if (this.dead === 0) return 0
+    if (this.dead * 16 > list.n) return null
+    const dead = (this.deadSorted ??= Int32Array.from(this.deadSlots).sort())
+    let found = 0
+    let lo = 0
+    for (let i = 0; i < dead.length && lo < list.n; i++) {
+      lo = list.lowerBound(dead[i]!, lo)
+      if (lo < list.n && list.slots[lo] === dead[i]) found++
+    }
+    return found
   }
 
   /**
@@ -250,7 +252,11 @@ export class KeywordPostings {
     this.seqs = []
     this.slots = 0
     this.dead = 0
+    this.deadSlots = []
+    this.deadSorted = null
     this.live.fill(0)
+    this.minDl = Infinity
+    this.maxDl = 0
     this.collChunks = []
     this.collLen = []
     this.mark = { seq: 0, tomb: 0 }
@@ -348,7 +354,9 @@ export class KeywordPostings {
     this.ids[slot] = r.id
     this.seqs[slot] = r.seq === null ? null : Number(r.seq)
     this.slotOf.set(r.id, slot)
-    this.dl[slot] = Number(r.lex_len)
+    const dl = (this.dl[slot] = Number(r.lex_len))
+    if (dl < this.minDl) this.minDl = dl
+    if (dl > this.maxDl) this.maxDl = dl
     const c = (this.coll[slot] = this.intern(this.collIndex, this.collections, r.collection_id))
     this.ver[slot] = this.intern(this.verIndex, this.versions, r.version)
     this.live[slot] = 1
@@ -357,7 +365,7 @@ export class KeywordPostings {
     for (const [lexeme, tf] of parseTsvector(r.tsv)) {
       let list = this.terms.get(lexeme)
       if (!list) this.terms.set(lexeme, (list = new TermList()))
-      list.push(slot, tf)
+      list.push(slot, tf, c)
     }
   }
 
@@ -369,6 +377,8 @@ export class KeywordPostings {
     this.collLen[this.coll[slot]!]! -= this.dl[slot]!
     this.slotOf.delete(this.ids[slot]!)
     this.dead++
+    this.deadSlots.push(slot)
+    this.deadSorted = null
   }
 
   private intern<T>(index: Map<T, number>, values: T[], v: T): number {
@@ -415,20 +425,11 @@ export class KeywordPostings {
     this.live.fill(0, next)
     this.ids.length = next
     this.seqs.length = next
-    for (const [lexeme, list] of this.terms) {
-      let w = 0
-      for (let i = 0; i < list.n; i++) {
-        const s = to[list.slots[i]!]!
-        if (s < 0) continue
-        list.slots[w] = s
-        list.tfs[w] = list.tfs[i]!
-        w++
-      }
-      if (w === 0) this.terms.delete(lexeme)
-      else list.n = w
-    }
+    for (const [lexeme, list] of this.terms) if (list.renumber(to) === 0) this.terms.delete(lexeme)
     this.slots = next
     this.dead = 0
+    this.deadSlots = []
+    this.deadSorted = null
   }
 }
 
