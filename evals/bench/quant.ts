@@ -141,6 +141,10 @@ export async function benchQuant(opts: {
     }
     const fp32 = runners[0]!
     const base = { p: median(fp32.ms.pipeline), d: median(fp32.ms.rawDefaults), o: median(fp32.ms.rawDocent) }
+    // On a busy machine the load changes between rounds more than within one: the median of each
+    // round's own ratio (fp32's time over this model's, run moments apart) is the steadier figure.
+    const perRound = (mine: number[], theirs: number[]) =>
+      Math.round(100 * median(mine.map((ms, r) => (theirs[r] ?? 0) / ms))) / 100
     const throughput = runners.map((x) => {
       const p = median(x.ms.pipeline)
       const d = median(x.ms.rawDefaults)
@@ -156,6 +160,8 @@ export async function benchQuant(opts: {
         raw_docent_options_ms: r1(o),
         pipeline_tokens_per_s: Math.round(x.tokens / (p / 1000)),
         pipeline_x_fp32: Math.round((100 * base.p) / p) / 100,
+        pipeline_x_fp32_per_round: perRound(x.ms.pipeline, fp32.ms.pipeline),
+        raw_docent_options_x_fp32_per_round: perRound(x.ms.rawDocent, fp32.ms.rawDocent),
         raw_defaults_x_fp32: Math.round((100 * base.d) / d) / 100,
         raw_docent_options_x_fp32: Math.round((100 * base.o) / o) / 100,
         min_cosine_vs_fp32: Math.round(Math.min(...cos) * 10000) / 10000,
@@ -178,6 +184,8 @@ export async function benchQuant(opts: {
         "raw ms (Docent's options)",
         'x fp32',
         'pipeline tokens/s',
+        'x fp32 per round: pipeline',
+        "raw (Docent's options)",
         'min cosine vs fp32',
       ],
       throughput.map((e) => [
@@ -189,6 +197,8 @@ export async function benchQuant(opts: {
         e.raw_docent_options_ms,
         e.raw_docent_options_x_fp32,
         e.pipeline_tokens_per_s,
+        e.pipeline_x_fp32_per_round,
+        e.raw_docent_options_x_fp32_per_round,
         e.min_cosine_vs_fp32,
       ]),
     )
