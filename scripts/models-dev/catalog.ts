@@ -85,8 +85,9 @@ export const EMBEDDERS: EmbeddingSpec[] = [
   },
 ]
 // The same model with int8 weights, beside it; models:dev names it in settings.json (DEFAULT_EMBEDDER).
-// Its graph uses onnxruntime's fused BERT ops before quantisation: 2.4-2.6x fp32's speed in the
-// runtime, where quantising the standard-op graph gave 1.4x (docs/benchmarks.md, `bench -- quant`).
+// Its graph uses onnxruntime's fused BERT ops before quantisation: 2.2-2.4x fp32's speed in the
+// raw runtime and 2.0-2.3x in Docent's pipeline (busy machine), where quantising the standard-op
+// graph gave 1.4x (docs/benchmarks.md, `bench -- quant`).
 EMBEDDERS.push({
   ...EMBEDDERS[0]!,
   key: 'all-minilm-l6-v2-int8',

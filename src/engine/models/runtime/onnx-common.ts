@@ -301,8 +301,9 @@ export async function runBatched<I, E extends { ids: readonly number[] }, O>(
  * Passed to onnxruntime-node for every ONNX model. onnxruntime fuses a residual Add followed by
  * LayerNormalization into its SkipLayerNormalization op, whose CPU kernel took 4x as long as the
  * two ops it replaces (onnxruntime 1.30, [16, 150, 384] float input, one thread: 5.0 ms against
- * 1.3 ms), and a BERT layer has two. Turning that one fusion off made the int8 embedder 1.2x as
- * fast (docs/benchmarks.md, `bench -- quant`); the graph and its results are otherwise the same.
+ * 1.3 ms), and a BERT layer has two. Turning that one fusion off made either int8 embedder 1.1-1.2x
+ * as fast (docs/benchmarks.md, `bench -- quant`); fp32 does not change, as onnxruntime does not
+ * fuse its graph so. The results are the same.
  */
 export const ONNX_SESSION_OPTIONS = {
   extra: { optimization: { disable_specified_optimizers: 'SkipLayerNormFusion' } },
