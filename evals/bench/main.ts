@@ -9,7 +9,8 @@ import { printMachine, writeReport } from './machine'
  * same run, and writes JSON under evals/reports/. Suites: import, query, compare, models,
  * responsiveness (default: all), and real (the real models from `npm run models:dev`; not in the
  * default set: --models DIR, default $DOCENT_REAL_MODELS or .models; --questions N, --answers N), quant
- * (fp32 against int8 weights of the real embedder: imports and raw onnxruntime throughput; --models DIR), and mcp
+ * (fp32 against int8 weights of the real embedder: imports, then pipeline and raw onnxruntime throughput in
+ * interleaved rounds; --models DIR, --rounds 5, --passages 64, --imports no), and mcp
  * (start-up time and idle memory of `docent mcp`, after `npm run build`; not in the default set: --runs N),
  * and open (where a new and an existing library spend their first seconds, fresh processes; --runs N),
  * and server (a PostgreSQL server beside PGlite: parallel importers, concurrent searchers, HNSW and
@@ -68,7 +69,12 @@ async function main(): Promise<void> {
       }
       case 'quant': {
         const { benchQuant } = await import('./quant')
-        result = await benchQuant({ models: path.resolve(opt('models', process.env['DOCENT_REAL_MODELS'] ?? '.models')) })
+        result = await benchQuant({
+          models: path.resolve(opt('models', process.env['DOCENT_REAL_MODELS'] ?? '.models')),
+          rounds: Number(opt('rounds', '5')),
+          passages: Number(opt('passages', '64')),
+          imports: opt('imports', 'yes') !== 'no',
+        })
         break
       }
       case 'real': {

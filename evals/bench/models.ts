@@ -41,12 +41,15 @@ function passages(n: number, words: number): string[] {
   )
 }
 
-export async function rawEncoder(dir: string) {
+export async function rawEncoder(dir: string, sessionOptions: ort.InferenceSession.SessionOptions = {}) {
   configureOfflineEnv()
   const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true })
   const config = await readJsonFile(path.join(dir, 'config.json'), dir)
   const encoder = new TemplateEncoder(tokenizer, modelMaxTokens(config, tokenizer), dir)
-  const session = await ort.InferenceSession.create(path.join(dir, 'onnx', 'model.onnx'), { executionProviders: ['cpu'] })
+  const session = await ort.InferenceSession.create(path.join(dir, 'onnx', 'model.onnx'), {
+    executionProviders: ['cpu'],
+    ...sessionOptions,
+  })
   const feeds = (batch: ReturnType<TemplateEncoder['encode']>[]) => {
     const t = encoder.toTensors(batch, session.inputNames)
     return Object.fromEntries(Object.entries(t).map(([k, v]) => [k, new ort.Tensor('int64', v.data as BigInt64Array, v.dims)]))

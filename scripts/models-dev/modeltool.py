@@ -14,6 +14,7 @@ import shutil
 import struct
 import sys
 import zipfile
+from collections import Counter
 from pathlib import Path
 
 
@@ -159,7 +160,7 @@ def cmd_read_member(args: argparse.Namespace) -> dict:
 def cmd_convert_bert(args: argparse.Namespace) -> dict:
     from bert_onnx import build_onnx
 
-    return build_onnx(Path(args.model_dir), Path(args.out))
+    return build_onnx(Path(args.model_dir), Path(args.out), fused=args.fused)
 
 
 def cmd_validate_bert(args: argparse.Namespace) -> dict:
@@ -175,15 +176,28 @@ def cmd_validate_bert(args: argparse.Namespace) -> dict:
 
 
 def cmd_quantize(args: argparse.Namespace) -> dict:
-    # Dynamic quantisation: MatMul/Gemm weights to int8 with a scale per output channel; the
-    # activations are quantised at run time, batch by batch, so no calibration set is needed.
+    # Dynamic quantisation: weights to int8 with a scale per output channel; the activations are
+    # quantised at run time, batch by batch, so no calibration set is needed. One scale per
+    # tensor instead was measured far worse (min cosine 0.70 against fp32 on 256 MCP passages,
+    # against 0.98 per channel).
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(args.onnx, args.out, per_channel=True, weight_type=QuantType.QInt8)
+    options: dict = {"per_channel": True, "weight_type": QuantType.QInt8}
+    if args.op_types:
+        options["op_types_to_quantize"] = args.op_types
+        # onnx's shape inference does not know com.microsoft ops (Attention, BiasGelu), so the
+        # quantiser is told that an untyped tensor is float32, which every one here is.
+        options["extra_options"] = {"DefaultTensorType": onnx.TensorProto.FLOAT}
+    quantize_dynamic(args.onnx, args.out, **options)
+    shown = ", ".join(
+        f"{k}={v.name if isinstance(v, QuantType) else v}" for k, v in options.items() if k != "extra_options"
+    )
     return {
-        "method": "onnxruntime.quantization.quantize_dynamic(per_channel=True, weight_type=QInt8)",
+        "method": f"onnxruntime.quantization.quantize_dynamic({shown})",
         "fp32Bytes": Path(args.onnx).stat().st_size,
         "int8Bytes": Path(args.out).stat().st_size,
+        "ops": dict(sorted(Counter(n.op_type for n in onnx.load(args.out).graph.node).items())),
     }
 
 
@@ -217,6 +231,7 @@ def main() -> None:
     p = sub.add_parser("convert-bert")
     p.add_argument("--model-dir", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--fused", action="store_true", help="write each layer with onnxruntime's fused BERT ops")
     p.set_defaults(fn=cmd_convert_bert)
     p = sub.add_parser("validate-bert")
     p.add_argument("--model-dir", required=True)
@@ -227,6 +242,7 @@ def main() -> None:
     p = sub.add_parser("quantize")
     p.add_argument("--onnx", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--op-types", nargs="*", help="quantise only these op types (default: every one onnxruntime can)")
     p.set_defaults(fn=cmd_quantize)
     p = sub.add_parser("versions")
     p.set_defaults(fn=cmd_versions)

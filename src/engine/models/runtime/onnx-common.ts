@@ -297,6 +297,18 @@ export async function runBatched<I, E extends { ids: readonly number[] }, O>(
   return out
 }
 
+/**
+ * Passed to onnxruntime-node for every ONNX model. onnxruntime fuses a residual Add followed by
+ * LayerNormalization into its SkipLayerNormalization op, whose CPU kernel took 4x as long as the
+ * two ops it replaces (onnxruntime 1.30, [16, 150, 384] float input, one thread: 5.0 ms against
+ * 1.3 ms), and a BERT layer has two. Turning that one fusion off made either int8 embedder 1.1-1.2x
+ * as fast (docs/benchmarks.md, `bench -- quant`); fp32 does not change, as onnxruntime does not
+ * fuse its graph so. The results are the same.
+ */
+export const ONNX_SESSION_OPTIONS = {
+  extra: { optimization: { disable_specified_optimizers: 'SkipLayerNormFusion' } },
+}
+
 /** What both ONNX models need once loaded: tokenizer, session, template encoder, input names and id. */
 export interface LoadedOnnx {
   tokenizer: PreTrainedTokenizer
@@ -327,7 +339,12 @@ export async function loadOnnxModel(
     throw new ModelLoadError(abs, `cannot load the tokenizer in ${abs}: ${errorMessage(err)}`, { cause: err })
   }
   try {
-    model = await modelClass.from_pretrained(abs, { local_files_only: true, dtype: 'fp32', device: 'cpu' })
+    model = await modelClass.from_pretrained(abs, {
+      local_files_only: true,
+      dtype: 'fp32',
+      device: 'cpu',
+      session_options: ONNX_SESSION_OPTIONS,
+    })
   } catch (err) {
     throw new ModelLoadError(abs, `cannot load the ONNX model in ${abs}: ${errorMessage(err)}`, { cause: err })
   }
