@@ -192,6 +192,12 @@ class FolderSync {
   private readonly pending: PreparedDocument[] = []
   private pendingTexts = 0
   private lastJobUpdate = 0
+  /**
+   * The batch being embedded and written while the next one is read, parsed and chunked: the
+   * embedder works in its own thread and the parser in another, so neither waits for the other
+   * (one batch at a time, so memory stays bounded and documents are written in order).
+   */
+  private inFlight: Promise<void> | null = null
 
   constructor(
     private readonly db: Db,
@@ -307,20 +313,42 @@ class FolderSync {
         }
       }
       if (!cancelled) await this.flush(files)
+      await this.settle()
     } catch (err) {
+      // The batch in flight ends (cancelled or failed) before the sync reports: nothing runs after it.
+      await this.settle().catch(() => undefined)
       if (!signal?.aborted) throw err
       cancelled = true
     }
     return cancelled
   }
 
-  /** Embeds the waiting batch (while the model works) and writes it, each document in one transaction. */
+  /** Waits for the batch in flight; its failure is the sync's. */
+  private async settle(): Promise<void> {
+    const running = this.inFlight
+    this.inFlight = null
+    if (running) await running
+  }
+
+  /**
+   * Hands the waiting batch to be embedded and written, after the batch before it is done, and
+   * returns without waiting for it: the next files are read meanwhile (see `inFlight`).
+   */
   private async flush(files: FilePreparer): Promise<void> {
     if (this.pending.length === 0) return
-    const { db, opts, progress } = this
-    const p = progress.state
     const batch = this.pending.splice(0, this.pending.length)
     this.pendingTexts = 0
+    await this.settle()
+    const running = this.embedAndWrite(batch, files)
+    // Seen by settle(); until then a failure must not surface as an unhandled rejection.
+    running.catch(() => undefined)
+    this.inFlight = running
+  }
+
+  /** Embeds one batch (while the model works) and writes it, each document in one transaction. */
+  private async embedAndWrite(batch: PreparedDocument[], files: FilePreparer): Promise<void> {
+    const { db, opts, progress } = this
+    const p = progress.state
     if (this.embedder) {
       p.phase = 'embedding'
       progress.emit()
