@@ -31,3 +31,10 @@ export const PassageText = PassageRef.extend({
   text: z.string(),
 })
 export type PassageText = z.infer<typeof PassageText>
+
+/** A passage in its document: its collection's folder and its order there (the host protocol's `passage.get`). */
+export const PassageInDocument = PassageText.extend({
+  root: z.string(),
+  position: z.number().int().nullable(),
+})
+export type PassageInDocument = z.infer<typeof PassageInDocument>

@@ -226,9 +226,7 @@ function registerGetPassage({ server, library }: ToolHost): void {
           return toolError(
             `No passage has id "${args.chunk_id}"; ids come from search_docs or ask, and change when a document is re-imported.`,
           )
-        // The host protocol carries the stored row's page_start; the contract's passage calls it page.
-        const shape = ({ page_start, root: _root, position, ...p }: NonNullable<typeof found>['passage']) =>
-          toMcpPassage({ ...p, page: page_start }, { position })
+        const shape = ({ root: _root, position, ...p }: NonNullable<typeof found>['passage']) => toMcpPassage(p, { position })
         return ok({
           passage: shape(found.passage),
           previous: found.previous.map(shape),

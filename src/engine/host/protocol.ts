@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { Message } from 'vscode-jsonrpc/node'
+import { PassageInDocument } from '../../shared/passage'
 
 /**
  * The protocol between Electron main (the client, ./client.ts) and the engine host in its process
@@ -51,20 +52,6 @@ export const Notify = {
 export const ReadyParams = z.object({ pid: z.number() })
 export const FatalParams = z.object({ message: z.string() })
 
-const ChunkInContext = z.object({
-  chunk_id: z.string(),
-  collection: z.string(),
-  root: z.string(),
-  path: z.string(),
-  heading: z.string(),
-  version: z.string().nullable(),
-  page_start: z.number().int().nullable(),
-  page_end: z.number().int().nullable(),
-  text: z.string(),
-  kind: z.string().nullable(),
-  position: z.number().int().nullable(),
-})
-
 /**
  * Methods for the app's main process and for the processes that attach to an owner over its
  * socket (the CLI, the MCP server: host/socket.ts), never relayed from the renderer.
@@ -75,7 +62,9 @@ export const INTERNAL_METHODS = {
   /** A passage with up to `around` chunks before and after it in its document (MCP get_passage); null when not indexed. */
   'passage.get': {
     input: z.object({ chunkId: z.string().min(1).max(200), around: z.number().int().min(0).max(5).default(1) }),
-    output: z.object({ passage: ChunkInContext, previous: z.array(ChunkInContext), next: z.array(ChunkInContext) }).nullable(),
+    output: z
+      .object({ passage: PassageInDocument, previous: z.array(PassageInDocument), next: z.array(PassageInDocument) })
+      .nullable(),
   },
 } as const
 export type InternalName = keyof typeof INTERNAL_METHODS

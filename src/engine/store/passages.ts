@@ -1,4 +1,4 @@
-import type { PassageText } from '../../shared/passage'
+import type { PassageInDocument, PassageText } from '../../shared/passage'
 import type { Queryable } from './db'
 
 /*
@@ -127,8 +127,8 @@ const SOURCE_FIELDS = ['collection', 'root', 'path', 'heading', 'version', 'page
 export type ChunkSource = ChunkFields<(typeof SOURCE_FIELDS)[number]>
 
 const IN_CONTEXT_FIELDS = [...SOURCE_FIELDS, 'kind', 'position'] as const
-/** A chunk with its place in the document (the host protocol's `passage.get`). */
-export type ChunkInContext = ChunkFields<(typeof IN_CONTEXT_FIELDS)[number]>
+/** A chunk with its place in the document (the host protocol's `passage.get`), as the contract names a passage's fields. */
+export type ChunkInContext = PassageInDocument
 
 /** A chunk with its place in the document, for reading a passage in context. */
 export interface PassageInContext {
@@ -150,7 +150,11 @@ export async function passageInContext(db: Queryable, chunkId: string, around: n
   const n = Math.max(0, Math.min(10, Math.floor(around)))
   const doc = await documentChunks(db, hit.document_id, fields)
   const i = doc.findIndex((r) => r.chunk_id === chunkId)
-  const strip = ({ document_id: _d, ordinal: _o, ...r }: (typeof doc)[number]): ChunkInContext => r
+  const strip = ({ document_id: _d, ordinal: _o, root, position, ...r }: (typeof doc)[number]): ChunkInContext => ({
+    ...toPassage(r),
+    root,
+    position,
+  })
   return {
     passage: strip(hit),
     previous: doc.slice(Math.max(0, i - n), i).map(strip),
