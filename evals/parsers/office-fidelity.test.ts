@@ -26,6 +26,10 @@ import { words } from './pdf-recall'
  */
 const PANDOC = process.env['PANDOC'] ?? '/usr/bin/pandoc'
 const SOFFICE = process.env['SOFFICE'] ?? '/usr/bin/soffice'
+// Regenerating the committed references needs LibreOffice, which CI does not install (the readings
+// above compare with the committed ones); say so rather than skip in silence.
+if (!existsSync(SOFFICE))
+  console.log(`office-fidelity: ${SOFFICE} not found: the check that the committed references are what LibreOffice exports today is skipped`)
 const FIXTURES = path.join(repoRoot, 'evals/parsers/fixtures/office')
 const SOURCES = ['docs/architecture.md', 'docs/parsers.md', 'docs/adr/0011-permissions-in-postgres.md']
 
