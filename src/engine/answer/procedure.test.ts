@@ -125,6 +125,28 @@ describe('an answer that introduces a list and does not give it', () => {
   })
 })
 
+describe('an answer that introduces a short example and does not give it', () => {
+  it('gets the code block that follows the passage lead-in', () => {
+    const STDERR =
+      'On any non-zero exit the CLI also writes a single JSON line to stderr:\n\n```json\n{ "error": { "code": 4, "message": "unreachable" } }\n```\n\nIt exits with the code.'
+    const { out, repairs } = complete(
+      [{ text: 'On any non-zero exit the CLI writes a single JSON line to stderr:', cites: [1] }],
+      [passage(1, STDERR)],
+    )
+    expect(out[1]).toEqual({
+      text: '```json\n{ "error": { "code": 4, "message": "unreachable" } }\n```',
+      cites: [1],
+      added: 'list',
+    })
+    expect(repairs).toEqual([
+      {
+        code: 'list_completed',
+        message: 'The answer introduced the example of passage [1] without giving it; it was copied from it.',
+      },
+    ])
+  })
+})
+
 describe('a procedure the answer stopped in', () => {
   it('gets the remaining steps, marked as procedure', () => {
     const { out, repairs } = complete(

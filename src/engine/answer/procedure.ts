@@ -24,6 +24,8 @@ import { contentWords, splitUnits, type TextUnit } from './sentences'
 const STEP_COVERED = 0.5
 /** At most this many items are copied; a longer tail is left to the source, which is one click away. */
 const MAX_ADDED = 8
+/** A code block a lead-in introduces is copied when it is at most this many lines. */
+const MAX_CODE_LINES = 12
 
 /** What the engine added to the model's sentences: procedure steps and list items here, a sentence that answers in substance.ts. */
 export type AddedKind = 'procedure' | 'list' | 'quote'
@@ -98,7 +100,10 @@ export function completeLeadIns(
       const gave = given.filter(Boolean).length
       repairs.push({
         code: 'list_completed',
-        message: `The answer introduced the list of passage [${p.n}] and gave ${gave} of its ${items.length} item${items.length === 1 ? '' : 's'}; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
+        message:
+          items[0]!.kind === 'code'
+            ? `The answer introduced the example of passage [${p.n}] without giving it; it was copied from it.`
+            : `The answer introduced the list of passage [${p.n}] and gave ${gave} of its ${items.length} item${items.length === 1 ? '' : 's'}; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
       })
       i = lastGiving + missing.length
       break
@@ -115,8 +120,11 @@ function listAfterLeadIn(text: string, sentence: string): TextUnit[] | null {
   const units = splitUnits(text)
   for (let j = 0; j + 1 < units.length; j++) {
     const lead = units[j]!
-    if (lead.kind !== 'prose' || !leadsIn(lead.text) || units[j + 1]!.kind !== 'list' || !covers(sentence, lead.text)) continue
-    return topLevelItems(text, units, j + 1)
+    const next = units[j + 1]!
+    if (lead.kind !== 'prose' || !leadsIn(lead.text) || !covers(sentence, lead.text)) continue
+    if (next.kind === 'list') return topLevelItems(text, units, j + 1)
+    // "…writes a single JSON line to stderr:" followed by the line itself, as a short code block.
+    if (next.kind === 'code' && next.text.split('\n').length <= MAX_CODE_LINES) return [next]
   }
   return null
 }
