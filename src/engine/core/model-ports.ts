@@ -19,6 +19,12 @@ export interface TokenCounter {
   /** Identifies the tokenizer, so a different tokenizer re-chunks documents (ingest/chunker.ts chunkerSignature). */
   id: string
   count(text: string): number
+  /**
+   * Counts of two texts that meet at whitespace or punctuation add up to the count of the two
+   * joined, as a word-piece tokenizer's do (it splits there before it splits words); the
+   * chunker then adds counts instead of counting a growing text again.
+   */
+  additive?: boolean
 }
 
 /**

@@ -226,3 +226,39 @@ describe('sections under level 4-6 headings', () => {
     ])
   })
 })
+
+describe('counting tokens once', () => {
+  // A word-piece-like counter: a token per word and per punctuation mark, so counts of texts joined
+  // at a space or a mark add up, as the real tokenizer's do.
+  const pieces = (t: string) => t.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)?.length ?? 0
+  const counting = (additive: boolean) => {
+    const calls = { n: 0, chars: 0 }
+    const counter: TokenCounter = {
+      id: 'pieces',
+      ...(additive ? { additive: true } : {}),
+      count: (t) => {
+        calls.n++
+        calls.chars += t.length
+        return pieces(t)
+      },
+    }
+    return { counter, calls }
+  }
+  const code = Array.from({ length: 600 }, (_, i) => `const value${i} = compute(${i}, "line ${i}");`).join('\n')
+  const long = doc([
+    { headings: ['Code'], level: 2, blocks: [{ kind: 'code', text: code }] },
+    { headings: ['Prose'], level: 2, blocks: [{ kind: 'paragraph', text: words(900) }] },
+    { headings: ['Word'], level: 2, blocks: [{ kind: 'paragraph', text: 'x'.repeat(5000) + ' end.' }] },
+  ])
+
+  it('gives the same chunks adding counts as counting each joined text, reading far less text', () => {
+    const whole = counting(false)
+    const added = counting(true)
+    const a = chunkDocument(long, whole.counter)
+    const b = chunkDocument(long, added.counter)
+    expect(b).toEqual(a)
+    expect(a.length).toBeGreaterThan(10)
+    // A 600-line code block split by lines recounted its growing buffer at every line.
+    expect(added.calls.chars * 5).toBeLessThan(whole.calls.chars)
+  })
+})

@@ -67,28 +67,56 @@ function splitToBudget(text: string, budget: number, counter: TokenCounter, byLi
     if (cur.trim()) out.push(byLines ? cur.replace(/\n$/, '') : cur.trim())
     cur = ''
   }
+  // The buffer's count is kept as pieces are added, rather than recounted whole each time (a long
+  // code block split by lines recounted its growing buffer at every line: quadratic).
+  let curTokens = 0
+  const add = (piece: string, tokens: number) => {
+    curTokens = joinedCount(cur, curTokens, piece, tokens, counter)
+    cur += piece
+  }
+  const reset = () => {
+    flush()
+    curTokens = 0
+  }
   for (const piece of pieces) {
-    if (counter.count(piece) > budget) {
-      flush()
+    const pieceTokens = counter.count(piece)
+    if (pieceTokens > budget) {
+      reset()
       // A single sentence or line longer than the budget: cut at word boundaries (or characters).
       const words = piece.split(/(\s+)/)
       for (const w of words) {
-        if (counter.count(cur + w) > budget && cur.trim()) flush()
-        if (counter.count(w) > budget) {
+        const wTokens = counter.count(w)
+        if (joinedCount(cur, curTokens, w, wTokens, counter) > budget && cur.trim()) reset()
+        if (wTokens > budget) {
           for (let i = 0; i < w.length; i += budget * 2) {
             const slice = w.slice(i, i + budget * 2)
-            if (counter.count(cur + slice) > budget) flush()
-            cur += slice
+            const sliceTokens = counter.count(slice)
+            if (joinedCount(cur, curTokens, slice, sliceTokens, counter) > budget) reset()
+            add(slice, sliceTokens)
           }
-        } else cur += w
+        } else add(w, wTokens)
       }
       continue
     }
-    if (counter.count(cur + piece) > budget) flush()
-    cur += piece
+    if (joinedCount(cur, curTokens, piece, pieceTokens, counter) > budget) reset()
+    add(piece, pieceTokens)
   }
   flush()
   return out
+}
+
+const WORD_END = /[\p{L}\p{N}]$/u
+const WORD_START = /^[\p{L}\p{N}]/u
+
+/**
+ * Tokens of `a + b`: the sum of each's for an additive counter (a word-piece tokenizer splits at
+ * whitespace and punctuation before it splits words) where they meet at such a boundary; counted
+ * whole where a word runs across the join (a word cut into slices) or the counter only estimates.
+ */
+function joinedCount(a: string, aTokens: number, b: string, bTokens: number, counter: TokenCounter): number {
+  if (!a) return bTokens
+  if (!b) return aTokens
+  return counter.additive && !(WORD_END.test(a) && WORD_START.test(b)) ? aTokens + bTokens : counter.count(a + b)
 }
 
 /**
@@ -201,12 +229,30 @@ function sectionUnits(section: ParsedSection, budget: number, counter: TokenCoun
   return units
 }
 
-export function chunkDocument(doc: ParsedDocument, counter: TokenCounter, opts: ChunkOptions = DEFAULT_CHUNK_OPTIONS): Chunk[] {
+export function chunkDocument(doc: ParsedDocument, tokens: TokenCounter, opts: ChunkOptions = DEFAULT_CHUNK_OPTIONS): Chunk[] {
+  const counter = rememberingCounts(tokens)
   const chunks: Chunk[] = []
   const ordinals = new Map<string, number>()
   const title = doc.title?.trim() || null
   for (const group of packGroups(doc.sections)) chunkGroup(group, title, counter, opts, chunks, ordinals)
   return chunks
+}
+
+/** The same counter, remembering its counts for one document: a block's text is counted as a unit, then again in its chunk. */
+function rememberingCounts(counter: TokenCounter): TokenCounter {
+  const seen = new Map<string, number>()
+  return {
+    id: counter.id,
+    ...(counter.additive ? { additive: true } : {}),
+    count(text: string): number {
+      let n = seen.get(text)
+      if (n === undefined) {
+        n = counter.count(text)
+        seen.set(text, n)
+      }
+      return n
+    },
+  }
 }
 
 /** Chunks one group of sections: never across groups, and across sections only within a group. */

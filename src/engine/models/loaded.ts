@@ -99,7 +99,7 @@ export class LoadedModels {
   async tokenCounter(): Promise<TokenCounter> {
     const { model } = await this.embedder()
     if (!model) return approximateTokenCounter
-    return { id: `tokens:${model.id}`, count: (t) => model.countTokens(t) }
+    return { id: `tokens:${model.id}`, count: (t) => model.countTokens(t), additive: true }
   }
 
   /**
