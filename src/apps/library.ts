@@ -15,7 +15,8 @@ import type {
 import type { Engine } from '../engine/engine'
 import { EngineClient, type SpawnEngine } from '../engine/host/client'
 import { folderSpawner, type LibraryProcess, type LibraryState } from '../engine/host/open-folder'
-import { ErrorCode, type INTERNAL_METHODS, type InternalName } from '../engine/host/protocol'
+import { ErrorCode, Notify, type INTERNAL_METHODS, type InternalName } from '../engine/host/protocol'
+import { isNotification } from '../engine/host/rpc'
 import { defaultDataDir, defaultModelsDir } from '../engine/paths'
 import { holdsLibrary } from '../engine/store/db'
 import type { OwnerRole } from '../engine/store/lock'
@@ -109,7 +110,7 @@ export class Library {
     const spawn: SpawnEngine = (listeners) =>
       base({
         onMessage: (m) => {
-          if ((m as { type?: unknown } | null)?.type === 'ready') this.ready = true
+          if (isNotification(m, Notify.ready)) this.ready = true
           listeners.onMessage(m)
         },
         onExit: (detail) => {

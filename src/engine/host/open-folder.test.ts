@@ -70,4 +70,40 @@ describe('opening the library', () => {
     expect(proc!.state.kind).toBe('owner')
     expect(readLock(data)?.pid).toBe(process.pid)
   })
+
+  it('a folder held by a live process that shares no socket: the request fails with the reason, naming the holder', async () => {
+    const t = await tempDir('docent-open-')
+    cleanups.push(t.cleanup)
+    const data = path.join(t.dir, 'index')
+    await mkdir(data, { recursive: true, mode: 0o700 })
+    // The holder: a live process whose lock names no socket (a test or an evaluation run holds it so).
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'])
+    cleanups.push(async () => void holder.kill('SIGKILL'))
+    const lock: LockInfo = {
+      pid: holder.pid!,
+      start: processStart(holder.pid!),
+      started: Date.now(),
+      host: os.hostname(),
+      role: 'engine',
+      socket: null,
+      token: 'b'.repeat(64),
+      since: new Date().toISOString(),
+    }
+    await writeFile(path.join(data, LOCK_FILE), JSON.stringify(lock), { mode: 0o600 })
+
+    const client = new EngineClient({
+      spawn: folderSpawner({ dataDir: data, modelsDir: path.join(t.dir, 'none'), role: 'cli', attachTimeoutMs: 300, log: () => {} }),
+      onEvent: () => {},
+      log: () => {},
+    })
+    cleanups.push(() => client.dispose(10_000))
+    const listed = await client.invoke('collections.list', {})
+    expect(listed.ok).toBe(false)
+    if (listed.ok) return
+    // The reason itself, not wrapped in "the engine stopped unexpectedly".
+    expect(listed.error.message.startsWith(`The index at ${data} is open in`)).toBe(true)
+    expect(listed.error.message).toContain('which does not share it with other processes')
+    // The holder's lock is untouched.
+    expect(readLock(data)?.pid).toBe(holder.pid)
+  })
 })

@@ -7,7 +7,7 @@ import { describeOwner, lockIsStale, readLock, tryAcquireLock, type LockInfo, ty
 import type { EngineProcess, EngineProcessListeners, SpawnEngine } from './client'
 import { LibraryOwner, type CloseMode } from './owner'
 import { Notify } from './protocol'
-import { isNotification } from './rpc'
+import { isNotification, notificationMessage } from './rpc'
 import { connectSocket, socketPathFor, type SocketChannel } from './socket'
 
 /**
@@ -175,7 +175,7 @@ class Opening implements LibraryProcess {
   }
 
   private fail(message: string): void {
-    this.listeners.onMessage({ type: 'fatal', message })
+    this.listeners.onMessage(notificationMessage(Notify.fatal, { message }))
     this.end(message)
   }
 

@@ -8,6 +8,7 @@ import {
   type DataCallback,
   type MessageConnection,
   type MessageWriter,
+  type NotificationMessage,
 } from 'vscode-jsonrpc/node'
 import type { Result } from '../../shared/api'
 import { errorMessage } from '../../shared/errors'
@@ -145,6 +146,11 @@ export function resultOfError(err: unknown): Result<never> {
   if (!(err instanceof ResponseError)) return errorResult(errorMessage(err), ErrorCode.failed)
   const data = ErrorData.safeParse(err.data)
   return errorResult(err.message, data.success ? (data.data?.code ?? undefined) : ErrorCode.failed)
+}
+
+/** A notification as a raw message, for a process that hands messages on without a connection of its own. */
+export function notificationMessage(method: string, params: object): NotificationMessage {
+  return { jsonrpc: '2.0', method, params }
 }
 
 export function isNotification(message: unknown, method: string): boolean {
