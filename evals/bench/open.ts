@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -62,6 +62,16 @@ function runChild(dataDir: string, templateDir = 'none'): Phases {
   return JSON.parse(out.trim().split('\n').pop()!) as Phases
 }
 
+/** One `docent collections` of the built CLI on an existing library, from spawn to exit, in ms. */
+function timeBuiltCommand(cli: string, dataDir: string, modelsDir: string): number {
+  const t = performance.now()
+  execFileSync(process.execPath, [cli, 'collections', '--data', dataDir, '--models', modelsDir, '--json'], {
+    encoding: 'utf8',
+    env: { ...process.env, DOCENT_TEMPLATE_DIR: 'off' },
+  })
+  return performance.now() - t
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.floor(s.length / 2)]!
@@ -78,6 +88,10 @@ export async function benchOpen(opts: { runs: number }): Promise<Record<string, 
   const first: Phases[] = []
   const templated: Phases[] = []
   const existing: Phases[] = []
+  // The built CLI (what an installed app's `docent` runs: bundled JavaScript, no tsx), one command
+  // on the existing library from spawn to exit; only when `npm run build` has made it.
+  const builtCli = path.join(HERE, '../../out/main/docent-cli.js')
+  const built: number[] = []
   for (let i = 0; i < opts.runs; i++) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'docent-open-'))
     const templates = path.join(dir, 'templates')
@@ -86,6 +100,7 @@ export async function benchOpen(opts: { runs: number }): Promise<Record<string, 
       existing.push(runChild(path.join(dir, 'lib')))
       first.push(runChild(path.join(dir, 'first'), templates))
       templated.push(runChild(path.join(dir, 'next'), templates))
+      if (existsSync(builtCli)) built.push(timeBuiltCommand(builtCli, path.join(dir, 'lib'), path.join(dir, 'none')))
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -107,9 +122,20 @@ export async function benchOpen(opts: { runs: number }): Promise<Record<string, 
           row('existing', existing),
         ],
       ) +
-      `\nbaseline: a bare node process starts and exits in ${median(bare).toFixed(0)} ms (same run)\n\n`,
+      `\nbaseline: a bare node process starts and exits in ${median(bare).toFixed(0)} ms (same run)\n` +
+      (built.length
+        ? `built CLI, existing library: \`docent collections\` from spawn to exit in ${median(built).toFixed(0)} ms (median; ${Math.min(...built).toFixed(0)}-${Math.max(...built).toFixed(0)})\n\n`
+        : 'built CLI: not measured (out/main/docent-cli.js is missing: npm run build)\n\n'),
   )
-  return { runs: opts.runs, bare_node_ms: bare, fresh, first_with_template: first, from_template: templated, existing }
+  return {
+    runs: opts.runs,
+    bare_node_ms: bare,
+    fresh,
+    first_with_template: first,
+    from_template: templated,
+    existing,
+    built_cli_existing_ms: built,
+  }
 }
 
 if (process.argv[2] === '--child') void child(process.argv[3]!, process.argv[4] ?? 'none')

@@ -2,11 +2,7 @@ import { constants } from 'node:fs'
 import { open, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Engine } from '../engine'
-import { asciidocHtml } from '../ingest/parsers/asciidoc'
-import { vetDocxZip } from '../ingest/parsers/docx'
-import { documentHtml } from '../ingest/parsers/doc-html'
-import { epubHtml } from '../ingest/parsers/epub'
-import { parseFile, SUPPORTED_EXTENSIONS } from '../ingest/parsers/index'
+import { SUPPORTED_EXTENSIONS } from '../ingest/parsers/formats'
 import type { SourceView } from '../../shared/api'
 import { chunkOcrPages } from '../store/passages'
 import { passageBoxes } from './ocr-boxes'
@@ -159,6 +155,7 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
   } else if (path.extname(src.path).toLowerCase() === '.epub') {
     // Shown as HTML: the chapters' bodies in reading order (sanitized by the renderer).
     try {
+      const { epubHtml } = await import('../ingest/parsers/epub')
       content = await epubHtml(await readBounded(file, MAX_DOCX_BYTES))
     } catch (err) {
       throw new SourceError(`This book cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
@@ -166,6 +163,10 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
   } else if (PARSED_AS_HTML.has(path.extname(src.path).toLowerCase())) {
     // Parsed again with the import's own parser, which vets the file again (it may have changed).
     try {
+      const [{ documentHtml }, { parseFile }] = await Promise.all([
+        import('../ingest/parsers/doc-html'),
+        import('../ingest/parsers/index'),
+      ])
       content = documentHtml(await parseFile(await readBounded(file, MAX_DOCX_BYTES), src.path))
     } catch (err) {
       throw new SourceError(`This document cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
@@ -173,6 +174,7 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
   } else if (ASCIIDOC.has(path.extname(src.path).toLowerCase())) {
     // Converted as at import (secure mode: includes are links, never read); sanitized by the renderer.
     try {
+      const { asciidocHtml } = await import('../ingest/parsers/asciidoc')
       content = await asciidocHtml(await readBounded(file, MAX_TEXT_BYTES))
     } catch (err) {
       throw new SourceError(`This document cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')
@@ -183,6 +185,7 @@ export async function openSource(engine: Engine, chunkId: string): Promise<Sourc
     // The same zip-bomb and size checks as at import, before mammoth unpacks anything: the file
     // may have changed since it was imported.
     try {
+      const { vetDocxZip } = await import('../ingest/parsers/docx')
       await vetDocxZip(bytes)
     } catch (err) {
       throw new SourceError(`This document cannot be shown: ${err instanceof Error ? err.message : String(err)}`, 'failed')

@@ -1,5 +1,5 @@
 import type { DocumentChange, ImportReport } from '../ingest/importer'
-import { parserFor } from '../ingest/parsers/index'
+import { isSupportedFile } from '../ingest/parsers/formats'
 import { isLayoutMarker } from '../ingest/version-layouts'
 import { FolderWatcher } from './folder-watcher'
 
@@ -106,7 +106,7 @@ export async function watchCollection(
   const watcher = await FolderWatcher.start({
     root,
     // A layout marker (versions.json, antora.yml) is not imported, but its change re-versions the files around it.
-    isSupported: (rel) => parserFor(rel) !== null || isLayoutMarker(rel),
+    isSupported: (rel) => isSupportedFile(rel) || isLayoutMarker(rel),
     quietMs: opts.quietMs,
     maxWaitMs: opts.maxWaitMs,
     onChanges: (paths, info) => run('changes', paths, info.firstEventAt),

@@ -3,7 +3,7 @@ import path from 'node:path'
 import type { Db } from '../../store/db'
 import { documentId } from '../../store/ids'
 import { documentStates, type DocumentState } from '../../store/writer'
-import { formatSignature, parserFor } from '../parsers/index'
+import { formatSignature, isSupportedFile } from '../parsers/formats'
 import { groupsVersions } from '../version-folders'
 import { isLayoutMarker, layoutKey, NO_LAYOUT, VersionLayouts, type LayoutVerdict } from '../version-layouts'
 import { normaliseRelativePaths, OUTSIDE_LINK_REASON, walkFolder, walkPaths, type WalkFile, type WalkResult } from '../walk'
@@ -86,7 +86,7 @@ export async function planSync(db: Db, root: string, opts: PlanOptions, timer: S
   const states = await documentStates(db, opts.collection)
   const given = opts.onlyPaths ? widenForMarkers(normaliseRelativePaths(opts.onlyPaths)) : null
   const onlyPaths = given ? await widenForVersionFolders(root, given, states) : null
-  const walkOptions = { isSupported: (rel: string) => parserFor(rel) !== null, maxBytes: maxBytesFor, signal: opts.signal }
+  const walkOptions = { isSupported: isSupportedFile, maxBytes: maxBytesFor, signal: opts.signal }
   const walk = await timer.time('walk', () =>
     onlyPaths ? walkPaths(root, onlyPaths, walkOptions) : walkFolder(root, walkOptions),
   )

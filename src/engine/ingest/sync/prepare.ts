@@ -1,6 +1,6 @@
 import type { Db } from '../../store/db'
 import { stripControls } from '../parsers/textcheck'
-import { mayStopTheProcess } from '../parsers/index'
+import { mayStopTheProcess } from '../parsers/formats'
 import { ParserStartError, type ParsePool } from '../parsers/worker-pool'
 import type { TokenCounter } from '../../core/model-ports'
 import type { WalkIssue } from '../walk'
