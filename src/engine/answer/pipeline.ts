@@ -62,7 +62,7 @@ export async function runAsk(ctx: AskContext, request: AskRequest, options: AskO
   trace.standalone_question = standalone
   if (standalone !== question) base.rewritten_question = standalone
   const finish = (result: AskResult, outcome: AskOutcome) => run.finish(trace, result, outcome, standalone)
-  const a: Assembly = { run, trace, base, question, standalone, finish }
+  const assembled: Assembly = { run, trace, base, question, standalone, finish }
 
   // The standalone question: a follow-up ("and in the latest release?") names its version there too.
   const scope = await ctx.resolveScope({ collections: req.scope.collections, version: req.scope.version }, standalone)
@@ -90,18 +90,18 @@ export async function runAsk(ctx: AskContext, request: AskRequest, options: AskO
       reason,
     )
   }
-  return answerFromPassages(a, chat, scope, hits, cache.slot)
+  return answerFromPassages(assembled, chat, scope, hits, cache.slot)
 }
 
 /** After the gate: the release rules, then the passages alone (search-only) or the model's verified answer. */
 async function answerFromPassages(
-  a: Assembly,
+  assembled: Assembly,
   chat: ChatModel | null,
   scope: ResolvedScope,
   hits: SearchHit[],
   cacheSlot: CacheSlot | null,
 ): Promise<AskResult> {
-  const { run, trace, base, standalone, finish } = a
+  const { run, trace, base, standalone, finish } = assembled
   const { ctx, req } = run
   // The release rules that need no model: a release that never mentions what is asked about.
   run.stage('release', `Checking what ${scope.label} says about the terms of your question`)
@@ -154,7 +154,7 @@ async function answerFromPassages(
   // The model reads each passage cut to what bears on the question; its sentences are checked
   // against the whole passage, which is what a citation opens.
   const full = wholePassages(chosen.passages, hits)
-  const generated = await generateAnswer(run, chat, { question: a.question, standalone }, chosen.passages, full, scope)
+  const generated = await generateAnswer(run, chat, { question: assembled.question, standalone }, chosen.passages, full, scope)
   Object.assign(trace, generated.trace)
   const verdict = await conclude({ generated: generated.outcome, passages: full, hits, release, standalone, base })
   Object.assign(trace, verdict.trace)
