@@ -306,7 +306,7 @@ export class Engine {
     } = {},
   ): Promise<SearchResult & { trace: RetrievalTrace; scope_label: string; scope: ScopeInfo }> {
     const scope = await resolveSearchScope(this.db, opts.scope ?? {}, query)
-    const { result } = await searchWithModels(this.db, this, query, scope, {
+    const { result } = await searchWithModels(this.db, this.models, query, scope, {
       mode: opts.mode ?? 'hybrid',
       rerank: !!opts.rerank,
       k: opts.k ?? 10,
@@ -318,7 +318,7 @@ export class Engine {
 
   /** Answers a question from the collections in scope, with verified citations (answer/pipeline.ts). */
   async ask(request: AskRequest, opts: EngineAskOptions = {}): Promise<AskResult> {
-    return askWithEngine(this, request, opts)
+    return askWithEngine({ db: this.db, readOnly: this.readOnly, models: this.models }, request, opts)
   }
 
   /** Conversation threads, most recently used first. */

@@ -21,15 +21,24 @@ export interface EngineAskOptions extends AskOptions {
   reranker?: Reranker | null
 }
 
-/** What answering needs of the engine: its store and its models, each loaded on first use. */
-export interface AskEngine {
-  readonly db: Db
-  /** Keep no trace, thread or cached answer (a read-only engine). */
-  readonly readOnly?: boolean
+/** The models answering uses, each loaded on first use and shared (the engine's model cache, models/loaded.ts). */
+export interface AskModels {
   chatModel(): Promise<Loaded<ChatModel>>
   reranker(): Promise<Loaded<Reranker>>
   /** The embedding model: questions for retrieval, and sentences for the support check. */
   embedder(): Promise<Loaded<Embedder>>
+}
+
+/**
+ * What answering needs of the engine: its store and its model cache. Not the engine itself: the
+ * pipeline's dependencies call the domain functions (retrieve/, release, the answer store) with the
+ * db, never back into the engine.
+ */
+export interface AskEngine {
+  readonly db: Db
+  /** Keep no trace, thread or cached answer (a read-only engine). */
+  readonly readOnly?: boolean
+  readonly models: AskModels
 }
 
 /** Wires the pipeline to an engine: its store, scope resolution, retrievers and models. */
@@ -37,16 +46,16 @@ export async function askWithEngine(engine: AskEngine, request: AskRequest, opts
   const { chat: chatOverride, reranker: rerankerOverride, ...askOpts } = opts
   const wantsModel = !request.searchOnly && chatOverride === undefined
   const loaded = wantsModel
-    ? await engine.chatModel()
+    ? await engine.models.chatModel()
     : { model: chatOverride ?? null, problem: chatOverride === null ? 'search-only was requested' : null }
   // Read the answer instructions while the question is searched: every later answer reuses them.
   if (wantsModel && loaded.model?.warm) void loaded.model.warm(ANSWER_SYSTEM_PROMPT).catch(() => undefined)
   const models: SearchModels = {
-    embedder: () => engine.embedder(),
+    embedder: () => engine.models.embedder(),
     reranker: async () =>
       rerankerOverride !== undefined
         ? { model: rerankerOverride, problem: rerankerOverride ? null : 'the reranker was switched off for this run' }
-        : await engine.reranker(),
+        : await engine.models.reranker(),
   }
   const ctx: AskContext = {
     resolveScope: (scope, question) => resolveSearchScope(engine.db, scope, question),
@@ -61,7 +70,7 @@ export async function askWithEngine(engine: AskEngine, request: AskRequest, opts
       return { embedder: embedder.model?.id ?? null, reranker: reranker.model?.id ?? null }
     },
     checkRelease: (scope, question) => checkRelease(engine.db, scope, question),
-    ...(await sentenceSimilarity(engine, !request.searchOnly && loaded.model !== null)),
+    ...(await sentenceSimilarity(engine.models, !request.searchOnly && loaded.model !== null)),
     chat: request.searchOnly ? null : loaded.model,
     chatProblem: loaded.problem,
     store: new AnswerStore(engine.db, { readOnly: engine.readOnly }),
@@ -75,11 +84,11 @@ export async function askWithEngine(engine: AskEngine, request: AskRequest, opts
  * sentences are embedded once per question.
  */
 async function sentenceSimilarity(
-  engine: AskEngine,
+  models: AskModels,
   wanted: boolean,
 ): Promise<{ similarity?: Similarity; similarityFloor: number | null }> {
   if (!wanted) return { similarityFloor: null }
-  const { model } = await engine.embedder()
+  const { model } = await models.embedder()
   const floor = similarityFloorFor(model?.id ?? null)
   if (!model || floor === null) return { similarityFloor: null }
   const cache = new Map<string, Float32Array>()

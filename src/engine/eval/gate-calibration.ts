@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { StoredTrace } from '../../shared/trace'
 import type { EvalQuestion } from './questions'
 import { round } from '../core/numbers'
-import type { AskEngine } from '../answer/ask'
-import { askWithEngine } from '../answer/ask'
+import type { Engine } from '../engine'
 import { KEYWORD_COVERAGE, cosineFloorFor } from '../answer/gate'
 
 /**
@@ -141,7 +139,7 @@ export function fitGateRule(samples: GateSample[]): GateRule {
 
 /** Runs every question (small talk aside: the router answers it before the gate) and records the gate's evidence. */
 export async function collectGateSamples(
-  engine: AskEngine & { trace(id: string): Promise<StoredTrace | null> },
+  engine: Pick<Engine, 'ask' | 'trace'>,
   questions: EvalQuestion[],
   opts: { set: string; collection: string; onQuestion?: (done: number, total: number) => void },
 ): Promise<{ samples: GateSample[]; embedder: string | null }> {
@@ -149,8 +147,7 @@ export async function collectGateSamples(
   let embedder: string | null = null
   const asked = questions.filter((q) => q.kind !== 'smalltalk')
   for (const [i, q] of asked.entries()) {
-    const result = await askWithEngine(
-      engine,
+    const result = await engine.ask(
       {
         question: q.question,
         scope: { collections: [opts.collection], version: q.version ?? 'all' },

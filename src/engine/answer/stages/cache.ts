@@ -1,11 +1,19 @@
+import type { CacheTrace } from '../../../shared/trace'
 import type { ResolvedScope } from '../../retrieve/scope'
 import { AnswerStore, type CacheEntry, type IndexState } from '../store'
-import type { AskRun } from './run'
+import type { StageEnv } from './run'
 
 /** Where a verified answer would be cached; null when caching is off for this question. */
 export interface CacheSlot {
   key: string
   state: IndexState
+}
+
+/** The cache's answer to this question, if any, and where a new answer goes (all null when caching is off). */
+export interface CacheLookup {
+  slot: CacheSlot | null
+  hit: CacheEntry | null
+  trace: CacheTrace | null
 }
 
 /**
@@ -14,18 +22,19 @@ export interface CacheSlot {
  * models and the pipeline's options.
  */
 export async function lookUpCache(
-  run: AskRun,
+  env: StageEnv,
+  standalone: string,
   scope: ResolvedScope,
   searchOnly: boolean,
-): Promise<{ slot: CacheSlot | null; hit: CacheEntry | null }> {
-  const { ctx, opts, trace } = run
-  if (!opts.useCache || searchOnly) return { slot: null, hit: null }
-  run.stage('cache', 'Checking for a recent answer to the same question')
+): Promise<CacheLookup> {
+  const { ctx, opts } = env
+  if (!opts.useCache || searchOnly) return { slot: null, hit: null, trace: null }
+  env.stage('cache', 'Checking for a recent answer to the same question')
   const state = await ctx.store.indexState(scope.collections)
   const dropped = await ctx.store.dropStale(state)
   const key = AnswerStore.cacheKey({
     access: await ctx.store.access(),
-    question: run.standalone,
+    question: standalone,
     scope: { collections: [...scope.collections].sort(), versions: scope.versions },
     pipeline: {
       llm: ctx.chat?.id,
@@ -39,6 +48,6 @@ export async function lookUpCache(
     },
   })
   const hit = await ctx.store.cacheGet(key, state)
-  trace.cache = { key, index_state: state, dropped_stale: dropped, hit: !!hit, from_trace: hit?.trace_id ?? null }
-  return { slot: { key, state }, hit }
+  const trace = { key, index_state: state, dropped_stale: dropped, hit: !!hit, from_trace: hit?.trace_id ?? null }
+  return { slot: { key, state }, hit, trace }
 }

@@ -17,22 +17,35 @@ import { budgetAt, questionWeights, trimPassage } from '../trim'
 import type { ChatModel, GenerateResult } from '../../core/model-ports'
 import { verifyReply, type Verification } from '../verify'
 import { toPreview, toPromptPassage } from './passages'
-import { errorText, type AskRun } from './run'
+import { errorText, type AskSections, type StageEnv } from './run'
+
+/** The passages the model reads, how they were cut and fitted, and the notice when some did not fit. */
+export interface Chosen {
+  passages: PromptPassage[]
+  trace: Required<Pick<AskSections, 'trim' | 'passages' | 'passages_fit'>>
+  notice: string | null
+}
 
 /** The passages that fit the model's context, in prompt order, each cut down to what bears on the question. */
-export function choosePassages(run: AskRun, chat: ChatModel, hits: SearchHit[], scope: ResolvedScope): PromptPassage[] {
-  const { opts, trace, base } = run
+export function choosePassages(
+  env: StageEnv,
+  chat: ChatModel,
+  standalone: string,
+  hits: SearchHit[],
+  scope: ResolvedScope,
+): Chosen {
+  const { opts } = env
   const count = chat.countTokens?.bind(chat) ?? estimateTokens
   const top = hits.slice(0, opts.passages)
   const terms = questionWeights(
-    run.standalone,
+    standalone,
     top.map((h) => h.text),
   )
   const trimmed = top.map((h, i) => ({
     hit: h,
-    cut: trimPassage(h.text, run.standalone, { budget: budgetAt(opts.passageTokens, i), countTokens: count, terms }),
+    cut: trimPassage(h.text, standalone, { budget: budgetAt(opts.passageTokens, i), countTokens: count, terms }),
   }))
-  trace.trim = {
+  const trim = {
     budget_tokens: opts.passageTokens,
     passages: trimmed.map(({ hit, cut }) => ({
       chunk_id: hit.chunk_id,
@@ -47,32 +60,31 @@ export function choosePassages(run: AskRun, chat: ChatModel, hits: SearchHit[], 
       replyTokens: opts.maxAnswerTokens,
       reserveTokens: opts.correctiveRetry ? CORRECTION_RESERVE_TOKENS : 0,
       countTokens: chat.countTokens?.bind(chat),
-      question: run.standalone,
+      question: standalone,
       scopeLabel: scope.label,
     },
   )
   const passages = fitted.passages
-  trace.passages = passages.map((p) => p.chunk_id)
-  trace.passages_fit = {
+  const passagesFit = {
     given: passages.length,
     dropped: fitted.dropped,
     truncated: fitted.truncated,
     prompt_tokens: fitted.prompt_tokens,
     context_size: chat.info.contextSize,
-    tokenizer: chat.countTokens ? 'model' : 'estimate',
+    tokenizer: chat.countTokens ? ('model' as const) : ('estimate' as const),
   }
-  if (fitted.dropped > 0)
-    base.notices.push(
-      `The language model's context holds ${passages.length} of ${top.length} passages; the lowest-ranked were left out.`,
-    )
-  base.passages = passages.map((p) => p.chunk_id)
+  const notice =
+    fitted.dropped > 0
+      ? `The language model's context holds ${passages.length} of ${top.length} passages; the lowest-ranked were left out.`
+      : null
   // Something to read at once, while the model reads the same passages.
-  run.emit({
+  env.emit({
     type: 'passages',
     scope_label: scope.label,
     passages: passages.map((p, i) => toPreview(trimmed[i]!.hit, p.n, trimmed[i]!.cut.units)),
   })
-  return passages
+  const trace = { trim, passages: passages.map((p) => p.chunk_id), passages_fit: passagesFit }
+  return { passages, trace, notice }
 }
 
 /** A reply of the model with its verification. */
@@ -86,37 +98,45 @@ export interface ModelFailure {
   failed: string
 }
 
+/** What the model replied (or why it failed), and the trace of its calls. */
+export interface Generated {
+  outcome: Attempt | ModelFailure
+  trace: Pick<AskSections, 'attempts' | 'model_error' | 'tokens'>
+}
+
 /**
  * The model answers from numbered, delimited, labelled passages; its citations are verified, and
  * a reply that fails gets one corrective retry.
  */
 export async function generateAnswer(
-  run: AskRun,
+  env: StageEnv,
   chat: ChatModel,
-  question: string,
+  asked: { question: string; standalone: string },
   passages: PromptPassage[],
   whole: PromptPassage[],
   scope: ResolvedScope,
-): Promise<Attempt | ModelFailure> {
-  const { opts, trace } = run
-  run.stage('read', `Reading ${passages.length} passage${passages.length === 1 ? '' : 's'}`)
-  const standalone = run.standalone
+): Promise<Generated> {
+  const { opts } = env
+  const { question, standalone } = asked
+  env.stage('read', `Reading ${passages.length} passage${passages.length === 1 ? '' : 's'}`)
   const userPrompt = buildAnswerUserPrompt(
     question === standalone ? question : `${standalone}\n(The person asked: "${question}")`,
     passages,
     scope.label,
   )
   const attempts: AttemptTrace[] = []
-  trace.attempts = attempts
+  const call = (n: number, user: string, purpose: AttemptTrace['purpose']) =>
+    attempt(env, chat, { standalone, passages: whole, attempts }, n, user, purpose)
 
   let outcome: Attempt
   try {
-    outcome = await attempt(run, chat, whole, attempts, 1, userPrompt, 'answer')
+    outcome = await call(1, userPrompt, 'answer')
   } catch (err) {
-    run.checkAbort()
-    trace.model_error = errorText(err)
-    return { failed: trace.model_error }
+    env.checkAbort()
+    const failed = errorText(err)
+    return { outcome: { failed }, trace: { attempts, model_error: failed } }
   }
+  let modelError: string | null = null
   if (!outcome.v.ok && opts.correctiveRetry) {
     // Claims the cited passages do not back go into the same retry: they would otherwise be shown marked unverified.
     const problems = outcome.v.problems.map((p) => p.message)
@@ -124,60 +144,60 @@ export async function generateAnswer(
       problems.push('The reply was cut off because it was too long: answer more briefly.')
     try {
       const correction = correctionPrompt(chat, userPrompt, outcome.res.raw, problems, passages.length, opts.maxAnswerTokens)
-      outcome = await attempt(run, chat, whole, attempts, 2, correction, 'correction')
+      outcome = await call(2, correction, 'correction')
     } catch (err) {
-      run.checkAbort()
+      env.checkAbort()
       // The first reply already failed verification; without a corrected one there is nothing to show.
-      trace.model_error = errorText(err)
+      modelError = errorText(err)
     }
   }
-  trace.tokens = { in: attempts.reduce((s, a) => s + a.tokens_in, 0), out: attempts.reduce((s, a) => s + a.tokens_out, 0) }
-  return outcome
+  const tokens = { in: attempts.reduce((s, a) => s + a.tokens_in, 0), out: attempts.reduce((s, a) => s + a.tokens_out, 0) }
+  return { outcome, trace: { attempts, ...(modelError !== null ? { model_error: modelError } : {}), tokens } }
 }
 
 /** One model call: streams the draft answer, then checks every sentence against the (whole) passages it cites. */
 async function attempt(
-  run: AskRun,
+  env: StageEnv,
   chat: ChatModel,
-  passages: PromptPassage[],
-  attempts: AttemptTrace[],
+  /** The question retrieval used, the passages to check against, and the calls so far (this one is added). */
+  against: { standalone: string; passages: PromptPassage[]; attempts: AttemptTrace[] },
   n: number,
   user: string,
   purpose: AttemptTrace['purpose'],
 ): Promise<Attempt> {
   // The first attempt is still reading (stage 'read') until it writes its first token.
-  if (n > 1) run.stage('retry', 'No sentence checked out; asking the model to correct them')
+  if (n > 1) env.stage('retry', 'No sentence checked out; asking the model to correct them')
   const draft = new AnswerDraftExtractor()
   const t0 = performance.now()
   let written = 0
   let firstToken: number | null = null
-  const progress = new ProgressClock(run, t0)
+  const progress = new ProgressClock(env, t0)
   const res = await chat.generateJson({
     system: ANSWER_SYSTEM_PROMPT,
     user,
     schema: ANSWER_SCHEMA,
-    maxTokens: run.opts.maxAnswerTokens,
+    maxTokens: env.opts.maxAnswerTokens,
     temperature: 0,
     onPromptProgress: (read, total) => progress.reading(read, total),
     onToken: (text) => {
-      if (firstToken === null && n === 1) run.stage('generate', 'Writing the answer')
+      if (firstToken === null && n === 1) env.stage('generate', 'Writing the answer')
       firstToken ??= performance.now() - t0
       written++
       progress.writing(written)
       const t = draft.push(text)
-      if (t) run.emit({ type: 'token', text: t, attempt: n })
+      if (t) env.emit({ type: 'token', text: t, attempt: n })
     },
-    signal: run.opts.signal,
+    signal: env.opts.signal,
   })
   const ms = round(performance.now() - t0, 2)
-  run.checkAbort()
-  run.stage('verify', 'Checking every sentence against the passages it cites')
-  const v = await verifyReply(res.parsed, passages, {
-    question: run.standalone,
-    similarity: run.ctx.similarity,
-    similarityFloor: run.ctx.similarityFloor,
+  env.checkAbort()
+  env.stage('verify', 'Checking every sentence against the passages it cites')
+  const v = await verifyReply(res.parsed, against.passages, {
+    question: against.standalone,
+    similarity: env.ctx.similarity,
+    similarityFloor: env.ctx.similarityFloor,
   })
-  attempts.push({
+  against.attempts.push({
     attempt: n,
     purpose,
     raw: res.raw,
@@ -234,7 +254,7 @@ class ProgressClock {
   private readDone: number | null = null
 
   constructor(
-    private readonly run: AskRun,
+    private readonly env: StageEnv,
     private readonly t0: number,
   ) {}
 
@@ -259,7 +279,7 @@ class ProgressClock {
     const now = performance.now()
     if (!force && now - this.last < 250) return
     this.last = now
-    this.run.emit({
+    this.env.emit({
       type: 'progress',
       phase,
       read: this.read,

@@ -1,14 +1,20 @@
+import type { ReleaseTrace } from '../../../shared/trace'
 import type { ReleaseCheck } from '../release'
 import type { Verification } from '../verify'
-import type { AskRun } from './run'
+
+/** The sentences the release rule removed, for the trace, and what to say when none is left. */
+export interface ReleaseRemovals {
+  explanation: string
+  removed_sentences: NonNullable<ReleaseTrace['removed_sentences']>
+}
 
 /**
  * The release rule after the model (release-after.ts), applied to the sentences that passed the
- * support check: a sentence about a feature the scoped release lacks is moved to `removed`, with
- * the release's own words as its reason, and its claim in the trace is marked failed. Returns the
- * explanation to give when no sentence is left.
+ * support check: a sentence about a feature the scoped release lacks is moved from `v.kept` to
+ * `v.removed`, with the release's own words as its reason, and its claim is marked failed. Returns
+ * what was removed and the explanation to give when no sentence is left; null when nothing was.
  */
-export async function removeReleaseMisses(run: AskRun, v: Verification, release: ReleaseCheck): Promise<string | null> {
+export async function removeReleaseMisses(v: Verification, release: ReleaseCheck): Promise<ReleaseRemovals | null> {
   if (!release.checkSentences || v.kept.length === 0) return null
   const misses = await release.checkSentences(v.kept.map((s) => s.text))
   if (misses.length === 0) return null
@@ -24,8 +30,9 @@ export async function removeReleaseMisses(run: AskRun, v: Verification, release:
   })
   v.kept = kept
   v.markers = [...new Set(kept.flatMap((s) => s.cites))]
-  if (run.trace.release)
-    run.trace.release.removed_sentences = misses.map((m) => ({ text: texts[m.index]!, term: m.term, verdict: m.verdict }))
   const first = misses[0]!.reason
-  return `${first[0]!.toUpperCase()}${first.slice(1)}.`
+  return {
+    explanation: `${first[0]!.toUpperCase()}${first.slice(1)}.`,
+    removed_sentences: misses.map((m) => ({ text: texts[m.index]!, term: m.term, verdict: m.verdict })),
+  }
 }

@@ -3,42 +3,52 @@ import type { ResolvedScope } from '../../retrieve/scope'
 import type { RetrievalOutcome } from '../context'
 import { decideGate } from '../gate'
 import type { ChatModel } from '../../core/model-ports'
-import { errorText, type AskRun } from './run'
+import { errorText, type AskSections, type StageEnv } from './run'
 
-/** The passages found for the question, and the gate's verdict on them. */
+/** The passages found for the question, the gate's verdict on them, and what the trace and the result say of it. */
 export interface Retrieved {
   retrieval: RetrievalOutcome
   gate: GateTrace
+  trace: Pick<AskSections, 'retrieval' | 'gate' | 'query_rewrite' | 'query_rewrite_retrieval'>
+  /** The answer rests on weaker evidence than it should (a retriever or the reranker was missing). */
+  degraded: boolean
+  /** Why the result is degraded, in words for the person asking. */
+  notices: string[]
 }
 
 /**
  * Hybrid retrieval in scope, reranked to the top few, then the relevance gate on reranker scores
  * (or the documented fallback) before any model call; optionally one search with a rewritten
- * query when the gate finds nothing. Records why the result is degraded in `base.notices`.
+ * query when the gate finds nothing.
  */
-export async function retrieveAndGate(run: AskRun, scope: ResolvedScope, searchOnly: boolean): Promise<Retrieved> {
-  const { ctx, opts, trace, base } = run
-  run.checkAbort()
-  run.stage('search', `Searching ${scope.label}`)
-  let retrieval = await search(run, run.standalone, scope)
-  trace.retrieval = retrievalRecord(retrieval)
+export async function retrieveAndGate(
+  env: StageEnv,
+  standalone: string,
+  scope: ResolvedScope,
+  searchOnly: boolean,
+): Promise<Retrieved> {
+  const { ctx, opts } = env
+  env.checkAbort()
+  env.stage('search', `Searching ${scope.label}`)
+  let retrieval = await search(env, standalone, scope)
+  const trace: Retrieved['trace'] = { retrieval: retrievalRecord(retrieval) }
 
-  run.stage('gate', `Checking whether ${retrieval.results.length} passages are related to your question`)
-  let gate = await gateFor(run, run.standalone, scope, retrieval)
+  env.stage('gate', `Checking whether ${retrieval.results.length} passages are related to your question`)
+  let gate = await gateFor(env, standalone, scope, retrieval)
   trace.gate = gate
 
   if (!gate.decision.pass && opts.gate && opts.queryRewriteRetry && ctx.chat && !searchOnly) {
-    run.stage('rewrite', 'Nothing close enough; trying the search again with different words')
-    const rw = await rewriteForSearch(ctx.chat, run.standalone, opts.signal).catch((err: unknown): SearchRewriteTrace => ({
+    env.stage('rewrite', 'Nothing close enough; trying the search again with different words')
+    const rw = await rewriteForSearch(ctx.chat, standalone, opts.signal).catch((err: unknown): SearchRewriteTrace => ({
       query: null,
       raw: '',
       problem: errorText(err),
     }))
     trace.query_rewrite = rw
-    if (rw.query && rw.query !== run.standalone) {
-      run.stage('search', `Searching ${scope.label} again`)
-      const second = await search(run, rw.query, scope)
-      const secondGate = await gateFor(run, rw.query, scope, second)
+    if (rw.query && rw.query !== standalone) {
+      env.stage('search', `Searching ${scope.label} again`)
+      const second = await search(env, rw.query, scope)
+      const secondGate = await gateFor(env, rw.query, scope, second)
       trace.query_rewrite_retrieval = { ...retrievalRecord(second), gate: secondGate }
       if (secondGate.decision.pass) {
         retrieval = second
@@ -46,24 +56,23 @@ export async function retrieveAndGate(run: AskRun, scope: ResolvedScope, searchO
       }
     }
   }
-  base.degraded = retrieval.degraded || gate.decision.basis === 'fallback'
-  base.notices = [...retrieval.notices]
+  const notices = [...retrieval.notices]
   // A fallback model answered (the chosen one could not load): say so.
-  if (ctx.chat && ctx.chatProblem) base.notices.push(`Answered with a fallback model: ${ctx.chatProblem}.`)
+  if (ctx.chat && ctx.chatProblem) notices.push(`Answered with a fallback model: ${ctx.chatProblem}.`)
   if (gate.decision.basis === 'fallback' && opts.gate) {
-    base.notices.push('No reranker was available, so relevance was judged from keyword and vector evidence only (less reliable).')
+    notices.push('No reranker was available, so relevance was judged from keyword and vector evidence only (less reliable).')
   }
-  return { retrieval, gate }
+  return { retrieval, gate, trace, degraded: retrieval.degraded || gate.decision.basis === 'fallback', notices }
 }
 
-function search(run: AskRun, query: string, scope: ResolvedScope): Promise<RetrievalOutcome> {
-  const { passages, mode, rerank, signal } = run.opts
-  return run.ctx.retrieve(query, scope, { k: passages, mode, rerank, signal })
+function search(env: StageEnv, query: string, scope: ResolvedScope): Promise<RetrievalOutcome> {
+  const { passages, mode, rerank, signal } = env.opts
+  return env.ctx.retrieve(query, scope, { k: passages, mode, rerank, signal })
 }
 
-async function gateFor(run: AskRun, query: string, scope: ResolvedScope, retrieval: RetrievalOutcome): Promise<GateTrace> {
+async function gateFor(env: StageEnv, query: string, scope: ResolvedScope, retrieval: RetrievalOutcome): Promise<GateTrace> {
   const topKeyword = retrieval.trace.keyword?.[0]?.chunk_id ?? null
-  const keyword = scope.collections.length ? await run.ctx.keywordEvidence(query, scope, topKeyword) : null
+  const keyword = scope.collections.length ? await env.ctx.keywordEvidence(query, scope, topKeyword) : null
   const reranked = retrieval.trace.reranked
   const bestReranker = reranked && reranked.length ? Math.max(...reranked.map((r) => r.reranker)) : null
   const vec = retrieval.trace.vector
@@ -74,7 +83,7 @@ async function gateFor(run: AskRun, query: string, scope: ResolvedScope, retriev
     embedderId: retrieval.embedderId,
     bestCosine,
     keyword,
-    thresholdOverride: run.opts.gateThreshold ?? null,
+    thresholdOverride: env.opts.gateThreshold ?? null,
   })
   return { decision, keyword }
 }

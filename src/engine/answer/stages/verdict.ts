@@ -1,4 +1,5 @@
-import type { AnswerSentence, AskResult, Citation, RemovedSentence } from '../../../shared/answer'
+import type { AnswerSentence, AskResult, AskResultBase, Citation, RemovedSentence } from '../../../shared/answer'
+import type { AskOutcome, ReleaseTrace, VerificationTrace } from '../../../shared/trace'
 import type { SearchHit } from '../../../shared/search'
 import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
@@ -6,54 +7,71 @@ import { addSubstance } from '../substance'
 import type { PromptPassage, ReplySentence } from '../prompt'
 import type { ReleaseCheck } from '../release'
 import { contentWords } from '../sentences'
-import type { CacheSlot } from './cache'
 import type { Attempt, ModelFailure } from './generate'
 import { toCitation, toClosest } from './passages'
 import { removeReleaseMisses } from './release-removals'
-import type { AskRun } from './run'
+import type { AskSections } from './run'
+import type { Verification } from '../verify'
+
+/** What a stage that ends the question found: its result and outcome, and the trace sections they add. */
+export interface Verdict {
+  result: AskResult
+  outcome: AskOutcome
+  trace: Pick<AskSections, 'claims' | 'verification'>
+  /** What the release rules after the model found, for the release section of the trace. */
+  release: Partial<Pick<ReleaseTrace, 'cited_authoritative' | 'removed_sentences'>>
+}
+
+/** What the verdict weighs: the model's reply and the passages it read, the release rules, and the result so far. */
+export interface Concluding {
+  generated: Attempt | ModelFailure
+  /** The passages the model read, each whole (what a citation opens). */
+  passages: PromptPassage[]
+  hits: SearchHit[]
+  release: ReleaseCheck
+  /** The question retrieval used. */
+  standalone: string
+  /** The fields of the result the pipeline has assembled so far. */
+  base: AskResultBase
+}
 
 /**
- * The result of a question the model was asked: a verified answer (cached for the next time), or
- * an abstention when the passages do not hold the answer, no sentence checked out, or the release
- * rules refuse it; or the passages alone when the model failed. Only sentences that passed the
- * support check are in the answer; the rest are listed as removed, with their reasons.
+ * The result of a question the model was asked: a verified answer, or an abstention when the
+ * passages do not hold the answer, no sentence checked out, or the release rules refuse it; or
+ * the passages alone when the model failed. Only sentences that passed the support check are in
+ * the answer; the rest are listed as removed, with their reasons.
  */
-export async function conclude(
-  run: AskRun,
-  generated: Attempt | ModelFailure,
-  passages: PromptPassage[],
-  hits: SearchHit[],
-  cache: CacheSlot | null,
-  release: ReleaseCheck,
-): Promise<AskResult> {
-  const { ctx, trace, base } = run
-  const hitById = new Map(hits.map((h) => [h.chunk_id, h]))
+export async function conclude(c: Concluding): Promise<Verdict> {
+  const { generated, passages, standalone, base } = c
+  const hitById = new Map(c.hits.map((h) => [h.chunk_id, h]))
   const hitOf = (p: PromptPassage) => hitById.get(p.chunk_id)!
   if ('failed' in generated) {
-    base.notices.push(`The language model failed (${generated.failed}); showing the best passages instead of an answer.`)
+    const notices = [
+      ...base.notices,
+      `The language model failed (${generated.failed}); showing the best passages instead of an answer.`,
+    ]
     const citations = passages.map((p) => toCitation(hitOf(p), p.n))
-    return run.finish({ ...base, answer: null, abstained: false, reason: null, mode: 'search-only', citations }, 'search-only')
+    const result: AskResult = { ...base, notices, answer: null, abstained: false, reason: null, mode: 'search-only', citations }
+    return { result, outcome: 'search-only', trace: {}, release: {} }
   }
   const { v } = generated
-  trace.claims = v.claims
-  const closest = passages.map((p) => toClosest(hitOf(p), run.standalone))
-  const abstain = (reason: 'not_in_context' | 'unverifiable_citations', explanation: string | null) => {
-    trace.verification =
+  const release: Verdict['release'] = {}
+  const closest = passages.map((p) => toClosest(hitOf(p), standalone))
+  const abstain = (reason: 'not_in_context' | 'unverifiable_citations', explanation: string | null): Verdict => {
+    const verification: VerificationTrace =
       reason === 'not_in_context' ? { result: 'not_in_context' } : { result: 'unverifiable_citations', problems: v.problems }
-    return run.finish(
-      {
-        ...base,
-        answer: null,
-        abstained: true,
-        reason,
-        closest,
-        unanswered_parts: v.reply?.unanswered_parts ?? [],
-        removed: v.removed,
-        explanation,
-        mode: 'answer',
-      },
+    const result: AskResult = {
+      ...base,
+      answer: null,
+      abstained: true,
       reason,
-    )
+      closest,
+      unanswered_parts: v.reply?.unanswered_parts ?? [],
+      removed: v.removed,
+      explanation,
+      mode: 'answer',
+    }
+    return { result, outcome: reason, trace: { claims: v.claims, verification }, release }
   }
   if (v.ok && v.reply && !v.reply.answerable) return abstain('not_in_context', null)
   if (!v.ok || !v.reply)
@@ -62,29 +80,36 @@ export async function conclude(
       v.removed.length ? 'An answer was drafted, but none of its sentences is supported by the passages it cites.' : null,
     )
   // Sentences about a feature the scoped release lacks, whatever they cite, are not shown.
-  const missing = await removeReleaseMisses(run, v, release)
-  if (missing && v.kept.length === 0) return abstain('not_in_context', missing)
+  const missing = await removeReleaseMisses(v, c.release)
+  if (missing) release.removed_sentences = missing.removed_sentences
+  if (missing && v.kept.length === 0) return abstain('not_in_context', missing.explanation)
+  return answer(c, v as Verification & { reply: NonNullable<Verification['reply']> }, hitOf, release, abstain)
+}
 
+/** The sentences that passed, completed from their sources and numbered: the answer, unless what is left no longer stands. */
+function answer(
+  c: Concluding,
+  v: Verification & { reply: NonNullable<Verification['reply']> },
+  hitOf: (p: PromptPassage) => SearchHit,
+  release: Verdict['release'],
+  abstain: (reason: 'not_in_context' | 'unverifiable_citations', explanation: string | null) => Verdict,
+): Verdict {
+  const { passages, standalone, base } = c
   const fullText = (p: PromptPassage) => hitOf(p).text
-  const kept = addSubstance(
-    completeFromSources(v.kept, passages, fullText, v.repairs),
-    passages,
-    fullText,
-    run.standalone,
-    v.repairs,
-  )
+  const kept = addSubstance(completeFromSources(v.kept, passages, fullText, v.repairs), passages, fullText, standalone, v.repairs)
   const byN = new Map(passages.map((p) => [p.n, p]))
-  if (!answersTheQuestion(kept, v.removed.length, run.standalone))
+  if (!answersTheQuestion(kept, v.removed.length, standalone))
     return abstain('unverifiable_citations', 'The sentences that checked out no longer answer the question.')
-  const refusal = authoritativeRefusal(kept, byN, release, run)
-  if (refusal) return abstain('not_in_context', refusal)
+  const authoritative = authoritativeRefusal(kept, byN, c.release)
+  if (authoritative) release.cited_authoritative = authoritative.cited
+  if (authoritative?.refusal) return abstain('not_in_context', authoritative.refusal)
 
   const { sentences, citations } = numberByFirstUse(kept, byN, hitOf)
-  labelReleases(sentences, kept, byN, release, base.notices)
-  trace.verification = { result: 'ok', warnings: v.warnings }
-  const removedNote = removalNotice(v.removed, release.trace.releases)
+  const notices = [...base.notices, ...releaseLabels(sentences, kept, byN, c.release)]
+  const removedNote = removalNotice(v.removed, c.release.trace.releases)
   const result: AskResult = {
     ...base,
+    notices,
     answer: renderAnswer(sentences),
     abstained: false,
     reason: null,
@@ -96,8 +121,7 @@ export async function conclude(
     unverified_claims: [],
     mode: 'answer',
   }
-  if (cache) await ctx.store.cachePut(cache.key, { question: run.standalone, state: cache.state, result })
-  return run.finish(result, 'answer')
+  return { result, outcome: 'answer', trace: { claims: v.claims, verification: { result: 'ok', warnings: v.warnings } }, release }
 }
 
 /** The notice under an answer some of whose sentences were removed, saying why in plain words. */
@@ -126,14 +150,14 @@ function answersTheQuestion(kept: KeptSentence[], removed: number, question: str
 /**
  * The release's authoritative sources mention what the question asks about: an answer stands only
  * if it cites at least one of them (of that release) that contains the term, in its text or heading,
- * or whose section heading names a feature the question asks about.
+ * or whose section heading names a feature the question asks about. Null when the rule does not
+ * apply; else whether the answer cited one, and the refusal when it did not.
  */
 function authoritativeRefusal(
   kept: ReplySentence[],
   byN: Map<number, PromptPassage>,
   release: ReleaseCheck,
-  run: AskRun,
-): string | null {
+): { cited: boolean; refusal: string | null } | null {
   const rule = release.trace
   if (!rule.must_cite_authoritative || !rule.releases) return null
   const kinds = new Set(rule.authoritative_kinds)
@@ -154,10 +178,10 @@ function authoritativeRefusal(
     const headingWords = new Set(contentWords(p.heading))
     return features.some((f) => heading.includes(f.raw) || (f.stems.length > 0 && f.stems.every((w) => headingWords.has(w))))
   })
-  if (run.trace.release) run.trace.release.cited_authoritative = ok
-  if (ok) return null
+  if (ok) return { cited: true, refusal: null }
   const label = rule.releases.join(' and ')
-  return `The answer drafted does not rest on the ${label} ${rule.authoritative_kinds[0]!.toLowerCase()}, which is what defines ${release.mustCite[0]} in that release; it is not shown.`
+  const refusal = `The answer drafted does not rest on the ${label} ${rule.authoritative_kinds[0]!.toLowerCase()}, which is what defines ${release.mustCite[0]} in that release; it is not shown.`
+  return { cited: false, refusal }
 }
 
 /** Sources numbered 1..n in the order the answer first uses them; passages no sentence uses are not listed. */
@@ -179,32 +203,27 @@ function numberByFirstUse(
 
 /**
  * No single release was asked about and the sentences rest on passages of several releases: each
- * sentence names its release, so releases that say different things are not blended into one
- * answer. When their passages say the same, a notice says so instead.
+ * sentence names its release (set on `sentences`), so releases that say different things are not
+ * blended into one answer. When their passages say the same, a notice says so instead. Returns the
+ * notices to add.
  */
-function labelReleases(
+function releaseLabels(
   sentences: AnswerSentence[],
   kept: ReplySentence[],
   byN: Map<number, PromptPassage>,
   release: ReleaseCheck,
-  notices: string[],
-): void {
-  if (release.trace.releases && release.trace.releases.length === 1) return
+): string[] {
+  if (release.trace.releases && release.trace.releases.length === 1) return []
   const versionsOf = (s: ReplySentence) => [...new Set(s.cites.map((n) => byN.get(n)?.version).filter((v): v is string => !!v))]
   const all = [...new Set(kept.flatMap(versionsOf))]
-  if (all.length < 2) return
+  if (all.length < 2) return []
   const cited = [...new Set(kept.flatMap((s) => s.cites))].map((n) => byN.get(n)!)
-  if (sayTheSame(cited)) {
-    notices.push(`The releases cited (${all.join(', ')}) say the same here.`)
-    return
-  }
+  if (sayTheSame(cited)) return [`The releases cited (${all.join(', ')}) say the same here.`]
   kept.forEach((s, i) => {
     const vs = versionsOf(s)
     if (vs.length) sentences[i]!.version = vs.join(', ')
   })
-  notices.push(
-    `The releases cited (${all.join(', ')}) say different things: each sentence names the release its sources come from.`,
-  )
+  return [`The releases cited (${all.join(', ')}) say different things: each sentence names the release its sources come from.`]
 }
 
 function sayTheSame(passages: PromptPassage[]): boolean {
