@@ -239,7 +239,7 @@ describe('answers while they are written and once they are checked (browser e2e,
       expect(answerText.length).toBeGreaterThan(10)
     }
     // The trace keeps which sentence failed the check.
-    const trace = await h.engine.trace(result.trace_id)
+    const trace = await h.engine.answers.trace(result.trace_id)
     const claims = trace?.data.claims ?? []
     expect(claims.find((c) => c.text.includes(UNSUPPORTED_WORDS))?.ok).toBe(false)
     await h.screenshot('e2e-removed-sentence', { docs: false })

@@ -63,7 +63,7 @@ describe.skipIf(pgSkipReason)('library location (browser e2e, real server)', () 
     await section.getByRole('button', { name: 'Save and reopen the library' }).click()
     await section.getByText(`Saved. The library now opens from ${url}.`).waitFor()
     expect(h.engine.db.kind).toBe('server')
-    expect(await h.engine.collections()).toEqual([])
+    expect(await h.engine.catalog.list()).toEqual([])
     // The settings screen now reads from the server: the data row names it, without the password.
     await page.getByText(/Data folder/).waitFor()
     const onDisk = readFileSync(h.locations.file, 'utf8')

@@ -146,7 +146,7 @@ async function benchAnswers(data: string, models: string, n: number) {
       },
     )
     const total = performance.now() - t0
-    const trace = (await engine.trace(result.trace_id))?.data
+    const trace = (await engine.answers.trace(result.trace_id))?.data
     const attempts = trace?.attempts ?? []
     per.push({
       id: q.id,
@@ -190,13 +190,19 @@ async function rawLlama(models: string, prompts: GenerateArgs[]) {
     const genMs = performance.now() - t0
     await seq.dispose()
     await ctx.dispose()
-    return { threads, prompt_tokens: tokens.length, prompt_tok_s: r1(tokens.length / (promptMs / 1000)), gen_tok_s: r1(generated / (genMs / 1000)) }
+    return {
+      threads,
+      prompt_tokens: tokens.length,
+      prompt_tok_s: r1(tokens.length / (promptMs / 1000)),
+      gen_tok_s: r1(generated / (genMs / 1000)),
+    }
   }
   const cores = llama.cpuMathCores
   const out: Awaited<ReturnType<typeof run>>[] = []
   for (const pr of prompts.slice(0, 5)) out.push(await run(cores, pr))
   const threads: Awaited<ReturnType<typeof run>>[] = []
-  if (prompts[0]) for (const t of [...new Set([1, 2, cores])].filter((t) => t <= Math.max(cores, 2))) threads.push(await run(t, prompts[0]))
+  if (prompts[0])
+    for (const t of [...new Set([1, 2, cores])].filter((t) => t <= Math.max(cores, 2))) threads.push(await run(t, prompts[0]))
   await lm.dispose()
   return { raw_node_llama_cpp: out, threads_compared: threads, math_cores: cores }
 }
@@ -241,7 +247,19 @@ export async function benchReal(opts: { models: string; questions: number; answe
     const rate = median(answers.raw_node_llama_cpp.map((r) => r.prompt_tok_s))
     printTable(
       `Answers with ${answers.model} (no reranker; loaded in ${answers.load_ms} ms; limit = tokens read / node-llama-cpp's own prefill rate, ${rate} tok/s)`,
-      ['question', 'outcome', 'passages shown ms', 'first token ms', 'limit ms', 'first token / limit', 'total ms', 'LLM calls', 'prompt tok', 'tok read', 'tok out'],
+      [
+        'question',
+        'outcome',
+        'passages shown ms',
+        'first token ms',
+        'limit ms',
+        'first token / limit',
+        'total ms',
+        'LLM calls',
+        'prompt tok',
+        'tok read',
+        'tok out',
+      ],
       answers.per_question.map((r) => {
         const limit = typeof r.tokens_in === 'number' ? (1000 * (r.tokens_in as number)) / rate : null
         const ttft = r.attempt_first_token_ms as number | null

@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     const panel = page.getByRole('complementary', { name: 'Answer trace' })
     await panel.locator('table.trace-table tbody tr').first().waitFor({ timeout: 30_000 })
     await h.screenshot('trace')
-    const trace = await h.engine.trace(result.trace_id)
+    const trace = await h.engine.answers.trace(result.trace_id)
     await writeFile(
       path.join(repoRoot, 'docs/screenshots/answer.json'),
       JSON.stringify(

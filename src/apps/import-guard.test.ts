@@ -38,7 +38,7 @@ describe('import guards in every front end', () => {
   const documentsOf = async (collection: string) => {
     const engine = await Engine.open({ dataDir: data, modelsDir: models })
     try {
-      return (await engine.collections()).find((c) => c.id === collection)
+      return (await engine.catalog.list()).find((c) => c.id === collection)
     } finally {
       await engine.close()
     }
@@ -68,12 +68,12 @@ describe('import guards in every front end', () => {
   it('the engine refuses another folder for an existing collection, naming both', async () => {
     const engine = await Engine.open({ dataDir: data, modelsDir: models })
     try {
-      expect((await engine.collectionRoot('birds'))?.root).toBe(first)
+      expect((await engine.catalog.root('birds'))?.root).toBe(first)
       const err = await engine.importFolder(second, { collection: 'birds' }).catch((e: unknown) => e)
       expect(err).toMatchObject({ code: 'other_folder' })
       expect(String((err as Error).message)).toContain(first)
       expect(String((err as Error).message)).toContain(second)
-      expect((await engine.collectionRoot('birds'))?.root).toBe(first)
+      expect((await engine.catalog.root('birds'))?.root).toBe(first)
     } finally {
       await engine.close()
     }

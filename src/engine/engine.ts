@@ -9,8 +9,8 @@ import { acquireLock, type OwnerLock, type OwnerRole } from './store/lock'
 import { SCHEMA_MARK, migrate } from './store/migrations'
 import { HNSW_SETTINGS } from './store/vector-index'
 import { collectionSlug } from './store/ids'
-import { collectionRoot, deleteCollection, failedDocuments, listCollections, setCollectionOcr } from './store/collections'
-import { chunkSource, passageInContext, type ChunkSource, type PassageInContext } from './store/passages'
+import { CollectionCatalog, deleteCollection } from './store/collections'
+import { PassageReader, type ChunkSource, type PassageInContext } from './store/passages'
 import { importFolder, embedMissing, type ImportProgress, type ImportReport } from './ingest/importer'
 import { resolveSearchScope, searchWithModels } from './retrieve/search'
 import { scopeInfo } from './retrieve/scope'
@@ -21,10 +21,9 @@ import { embeddingSwitchPending, loadIndexEmbedder, switchEmbedding } from './in
 import type { GgufChatModel } from './models/runtime/llm'
 import type { OnnxReranker } from './models/runtime/reranker'
 import type { Scope, ScopeInfo, SearchMode, SearchResult } from '../shared/search'
-import type { CollectionInfo } from '../shared/api'
 import type { ModelRole } from '../shared/models'
-import type { AskRequest, AskResult, Thread, ThreadSummary } from '../shared/answer'
-import type { RetrievalTrace, StoredTrace } from '../shared/trace'
+import type { AskRequest, AskResult } from '../shared/answer'
+import type { RetrievalTrace } from '../shared/trace'
 import { askWithEngine, type EngineAskOptions } from './answer/ask'
 import { AnswerStore } from './answer/store'
 import { unfinishedImports, type UnfinishedImport } from './ingest/jobs'
@@ -80,6 +79,12 @@ export class Engine {
   private readonly writes = new SerialQueue()
   private readonly watches = new Map<string, CollectionWatch>()
   private readonly models: LoadedModels
+  /** Conversation threads and the trace of every answer (answer/store.ts). */
+  readonly answers: AnswerStore
+  /** The collections the index holds, their folders, settings and failed files (store/collections.ts). */
+  readonly catalog: CollectionCatalog
+  /** Passages by chunk id: where one came from, and one in its context (store/passages.ts). */
+  readonly passages: PassageReader
 
   private constructor(
     readonly db: Db,
@@ -89,6 +94,9 @@ export class Engine {
     readonly readOnly = false,
   ) {
     this.models = new LoadedModels(modelsDir, () => loadIndexEmbedder(db, modelsDir))
+    this.answers = new AnswerStore(db, { readOnly })
+    this.catalog = new CollectionCatalog(db)
+    this.passages = new PassageReader(db)
   }
 
   static async open(opts: EngineOptions = {}): Promise<Engine> {
@@ -182,7 +190,7 @@ export class Engine {
     const id = collectionSlug(collection)
     const running = this.watches.get(id)
     if (running) return running
-    const source = await this.collectionRoot(id)
+    const source = await this.catalog.root(id)
     if (!source)
       throw new Error(
         `there is no collection "${collection}"; import it first: docent ingest <folder> --collection ${collection}`,
@@ -216,14 +224,6 @@ export class Engine {
     }
     this.watches.set(id, handle)
     return handle
-  }
-
-  /**
-   * A passage by chunk id with up to `around` chunks before and after it in the same document,
-   * in document order; null when the chunk is not in the index.
-   */
-  async passage(chunkId: string, around = 1): Promise<PassageInContext | null> {
-    return passageInContext(this.db, chunkId, around)
   }
 
   async reranker(): Promise<Loaded<OnnxReranker>> {
@@ -321,29 +321,6 @@ export class Engine {
     return askWithEngine({ db: this.db, readOnly: this.readOnly, models: this.models }, request, opts)
   }
 
-  /** Conversation threads, most recently used first. */
-  async threads(): Promise<ThreadSummary[]> {
-    return new AnswerStore(this.db).listThreads()
-  }
-
-  /** One thread with its messages (each answer with its full verified result), or null. */
-  async thread(id: string): Promise<Thread | null> {
-    return new AnswerStore(this.db).getThread(id)
-  }
-
-  async deleteThread(id: string): Promise<boolean> {
-    return new AnswerStore(this.db).deleteThread(id)
-  }
-
-  /** Everything recorded about one answer (retrieval ranks, gate, model output, verification, timings). */
-  async trace(id: string): Promise<StoredTrace | null> {
-    return new AnswerStore(this.db).trace(id)
-  }
-
-  async collections(): Promise<CollectionInfo[]> {
-    return listCollections(this.db)
-  }
-
   /**
    * Deletes a collection with its documents, chunks and term statistics, in one transaction.
    * Cached embeddings stay: they are keyed by text, not by collection. False when there was none.
@@ -351,29 +328,6 @@ export class Engine {
   async removeCollection(id: string): Promise<boolean> {
     await this.watches.get(id)?.stop()
     return deleteCollection(this.db, id)
-  }
-
-  /**
-   * Turns text recognition of scanned pages and images on or off for a collection; its next sync
-   * reads again what the change concerns (importer.ts, importSignature). False when there is none.
-   */
-  async setCollectionOcr(id: string, on: boolean): Promise<boolean> {
-    return setCollectionOcr(this.db, id, on)
-  }
-
-  /** Documents of a collection that could not be imported, with the reason. */
-  async failedDocuments(collection: string): Promise<{ path: string; reason: string }[]> {
-    return failedDocuments(this.db, collection)
-  }
-
-  /** Where an indexed chunk came from (its collection's root and the document's relative path); null when it is not in the index. */
-  async chunkSource(chunkId: string): Promise<ChunkSource | null> {
-    return chunkSource(this.db, chunkId)
-  }
-
-  /** The root folder a collection was imported from, and its settings (source kind labels); null when there is no such collection. */
-  async collectionRoot(id: string): Promise<{ root: string; kinds: Record<string, string> | undefined } | null> {
-    return collectionRoot(this.db, id)
   }
 
   async close(): Promise<void> {

@@ -80,10 +80,10 @@ describe.skipIf(pgSkipReason)('docent access on a server library', () => {
     await sqlAt(url, `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${bob}`)
     const bobSees = await Engine.open({ database: bobUrl, modelsDir: '/nonexistent/docent-no-models', readOnly: true })
     try {
-      expect((await bobSees.collections()).map((c) => c.id)).toEqual(['nda'])
+      expect((await bobSees.catalog.list()).map((c) => c.id)).toEqual(['nda'])
       expect(await run(['revoke', bob, 'nda'])).toMatch(new RegExp(`^${bob} may no longer read "nda"`))
       // The same open engine, next request: nothing.
-      expect(await bobSees.collections()).toEqual([])
+      expect(await bobSees.catalog.list()).toEqual([])
     } finally {
       await bobSees.close()
     }

@@ -43,22 +43,25 @@ describe('sentences their cited passages do not support', () => {
   }
 
   it('removes a sentence its cited passage does not say, shows it as removed, and keeps the rest', async () => {
-    const chat = new ScriptedChat([
-      reply('It accepts 1,000 requests per minute [1]. Above that it says "slow down" [1].', [1]),
-    ])
+    const chat = new ScriptedChat([reply('It accepts 1,000 requests per minute [1]. Above that it says "slow down" [1].', [1])])
     const result = await ask(chat)
     expect(result).toMatchObject({ abstained: false, mode: 'answer' })
     expect(result.answer).toBe('It accepts 1,000 requests per minute [1].')
     expect(result.sentences).toEqual([{ text: 'It accepts 1,000 requests per minute.', citations: [1] }])
     expect(result.removed).toEqual([
-      { text: 'Above that it says "slow down".', cited: [1], code: 'unsupported_quote', reason: 'the cited passages do not contain "slow down"' },
+      {
+        text: 'Above that it says "slow down".',
+        cited: [1],
+        code: 'unsupported_quote',
+        reason: 'the cited passages do not contain "slow down"',
+      },
     ])
     expect(result.warnings).toEqual(['1 sentence was removed: the cited passages do not say it.'])
     // Nothing unsupported is left in the answer to mark.
     expect(result.unverified_claims).toEqual([])
     // No second model call: one sentence survived and answers the question.
     expect(chat.calls).toHaveLength(1)
-    const trace = (await engine.trace(result.trace_id))!.data
+    const trace = (await engine.answers.trace(result.trace_id))!.data
     expect(trace.claims!.map((c) => [c.ok, c.failure])).toEqual([
       [true, null],
       [false, 'unsupported_quote'],
@@ -66,7 +69,9 @@ describe('sentences their cited passages do not support', () => {
   })
 
   it('keeps numbers that are the passage’s, however grouped', async () => {
-    const result = await ask(new ScriptedChat([reply('It accepts 1000 requests per minute, then answers with HTTP 429 [1].', [1])]))
+    const result = await ask(
+      new ScriptedChat([reply('It accepts 1000 requests per minute, then answers with HTTP 429 [1].', [1])]),
+    )
     expect(result.removed).toEqual([])
     expect(result.warnings).toEqual([])
   })

@@ -54,7 +54,7 @@ function suite(backend: StoreBackend): void {
     const written = rows[0]!.data as Record<string, unknown>
     for (const key of Object.keys(written)) sections.add(key)
     expect(AskTrace.parse(written)).toEqual(written)
-    const stored = await engine.trace(result.trace_id)
+    const stored = await engine.answers.trace(result.trace_id)
     expect(stored?.data).toEqual(written)
     expect(InvokeMap['trace.get'].output.parse(stored)).toEqual(stored)
 
@@ -64,7 +64,7 @@ function suite(backend: StoreBackend): void {
     }
     expect(events.at(-1)).toEqual({ type: 'final', result })
 
-    const thread = await engine.thread(result.thread_id)
+    const thread = await engine.answers.getThread(result.thread_id)
     expect(InvokeMap['threads.get'].output.parse(thread)).toEqual(thread)
     expect(thread?.messages.at(-1)?.result).toEqual(result)
     return result

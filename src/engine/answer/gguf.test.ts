@@ -57,7 +57,7 @@ describe('ask through the fixture GGUF model', () => {
     )
 
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a trace is JSON read back from the store; tests probe its paths
-    const trace = (await engine.trace(result.trace_id))!.data as Record<string, any>
+    const trace = (await engine.answers.trace(result.trace_id))!.data as Record<string, any>
     expect(trace['models'].llm).toMatch(/tiny-random-llama/)
     expect(trace['retrieval'].reranker).toMatch(/tiny-random-cross-encoder/)
     expect(trace['retrieval'].embedder).toMatch(/tiny-random-bert/)

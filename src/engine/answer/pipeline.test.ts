@@ -69,7 +69,7 @@ describe('answer pipeline on a real engine', () => {
     )
     expect(AskResult.safeParse(result).success).toBe(true)
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a trace is JSON read back from the store; tests probe its paths
-    return { result, events, trace: (await engine.trace(result.trace_id))!.data as Record<string, any> }
+    return { result, events, trace: (await engine.answers.trace(result.trace_id))!.data as Record<string, any> }
   }
 
   beforeAll(async () => {
@@ -115,7 +115,9 @@ describe('answer pipeline on a real engine', () => {
     expect(cited.heading).toContain('Streamable HTTP')
     expect(cited.n).toBe(1)
     expect(result.passages).toContain(cited.chunk_id)
-    expect(result.sentences).toEqual([{ text: 'The Accept header must list application/json and text/event-stream.', citations: [1] }])
+    expect(result.sentences).toEqual([
+      { text: 'The Accept header must list application/json and text/event-stream.', citations: [1] },
+    ])
     expect(result.removed).toEqual([])
     expect(result.passages.length).toBeLessThanOrEqual(6)
 
@@ -222,7 +224,10 @@ describe('answer pipeline on a real engine', () => {
   })
 
   it('treats a reply that is not valid JSON as a problem to correct', async () => {
-    const chat = new ScriptedChat(['{"answerable": true, "sentences": [{"text": "cut off', citing('Accept header', 'The Accept header lists both application/json and text/event-stream')])
+    const chat = new ScriptedChat([
+      '{"answerable": true, "sentences": [{"text": "cut off',
+      citing('Accept header', 'The Accept header lists both application/json and text/event-stream'),
+    ])
     const { result } = await ask('What Accept header does the client send with Streamable HTTP?', '2025-03-26', chat)
     expect(result.abstained).toBe(false)
     expect(chat.calls[1]!.user).toContain('not a complete JSON object')
@@ -277,7 +282,9 @@ describe('answer pipeline on a real engine', () => {
   })
 
   it('falls back to the documented keyword/cosine gate without a reranker and marks the answer degraded', async () => {
-    const chat = new ScriptedChat([citing('Accept header', 'The Accept header lists both application/json and text/event-stream')])
+    const chat = new ScriptedChat([
+      citing('Accept header', 'The Accept header lists both application/json and text/event-stream'),
+    ])
     const { result, trace } = await ask('What Accept header does the client send with Streamable HTTP?', '2025-03-26', chat, {
       reranker: null,
     })
@@ -373,13 +380,13 @@ describe('answer pipeline on a real engine', () => {
 
   it('reads a trace back by id, and returns null for an unknown one', async () => {
     const { result } = await ask('What Accept header does the client send with Streamable HTTP?', '2025-03-26', null)
-    const t = await engine.trace(result.trace_id)
+    const t = await engine.answers.trace(result.trace_id)
     expect(t).toMatchObject({ id: result.trace_id, outcome: 'search-only', thread_id: result.thread_id })
     // Every passage the trace ranks gets its place (the trace itself keeps only ids and scores).
     const ranked = new Set(t!.data.retrieval!.fused.map((f) => f.chunk_id))
     expect(ranked.size).toBeGreaterThan(1)
     expect(new Set(t!.places!.map((p) => p.chunk_id))).toEqual(ranked)
     for (const p of t!.places!) expect(Object.keys(FILES)).toContain(p.path)
-    expect(await engine.trace('no-such-trace')).toBeNull()
+    expect(await engine.answers.trace('no-such-trace')).toBeNull()
   })
 })

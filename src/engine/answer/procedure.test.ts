@@ -189,7 +189,7 @@ describe('through the engine', () => {
         // The index keeps inline code as its text, without backticks.
         'The following error codes are defined [1]:\n- -32700: Parse error [1]\n- -32602: Invalid params [1]\n- -32603: Internal error [1]',
       )
-      const trace = (await engine.trace(result.trace_id))!.data as { verification: { repairs?: { code: string }[] } }
+      const trace = (await engine.answers.trace(result.trace_id))!.data as { verification: { repairs?: { code: string }[] } }
       expect(JSON.stringify(trace)).toContain('list_completed')
     } finally {
       await engine.close()

@@ -76,7 +76,7 @@ describe('the release check after generation', () => {
       { chat, reranker, mode: 'keyword', useCache: false, gate: false, correctiveRetry: false },
     )
     expect(AskResult.safeParse(result).success).toBe(true)
-    return { result, trace: (await engine.trace(result.trace_id))!.data }
+    return { result, trace: (await engine.answers.trace(result.trace_id))!.data }
   }
 
   const sentences = (...s: { text: string; cites: number[] }[]) => ({ answerable: true, sentences: s, unanswered_parts: [] })

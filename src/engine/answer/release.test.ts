@@ -103,7 +103,7 @@ describe('release rules on a real engine', () => {
       { chat, reranker, mode: 'keyword', useCache: false, gate: false, onEvent: (e) => events.push(e) },
     )
     expect(AskResult.safeParse(result).success).toBe(true)
-    return { result, events, trace: (await engine.trace(result.trace_id))!.data }
+    return { result, events, trace: (await engine.answers.trace(result.trace_id))!.data }
   }
 
   it('takes names, quoted names and feature words from the question, leaving version mentions and framing words out', () => {

@@ -136,7 +136,7 @@ describe('through the engine', () => {
       expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'quote', 'quote'])
       expect(result.answer).toContain('notifications/prompts/list_changed')
       expect(result.citations).toHaveLength(1)
-      expect(JSON.stringify((await engine.trace(result.trace_id))!.data)).toContain('quote_added')
+      expect(JSON.stringify((await engine.answers.trace(result.trace_id))!.data)).toContain('quote_added')
     } finally {
       await engine.close()
       await c.cleanup()

@@ -236,7 +236,7 @@ async function askOne(
     },
   )
   const ms = performance.now() - t0
-  const trace = (await engine.trace(result.trace_id))?.data
+  const trace = (await engine.answers.trace(result.trace_id))?.data
   return { result, trace, ms }
 }
 

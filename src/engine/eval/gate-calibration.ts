@@ -139,7 +139,7 @@ export function fitGateRule(samples: GateSample[]): GateRule {
 
 /** Runs every question (small talk aside: the router answers it before the gate) and records the gate's evidence. */
 export async function collectGateSamples(
-  engine: Pick<Engine, 'ask' | 'trace'>,
+  engine: Pick<Engine, 'ask' | 'answers'>,
   questions: EvalQuestion[],
   opts: { set: string; collection: string; onQuestion?: (done: number, total: number) => void },
 ): Promise<{ samples: GateSample[]; embedder: string | null }> {
@@ -155,7 +155,7 @@ export async function collectGateSamples(
       },
       { mode: 'hybrid', rerank: false, gate: true, useCache: false, chat: null },
     )
-    const trace = (await engine.trace(result.trace_id))?.data
+    const trace = (await engine.answers.trace(result.trace_id))?.data
     opts.onQuestion?.(i + 1, asked.length)
     const decision = trace?.gate?.decision
     if (!decision) continue

@@ -92,7 +92,7 @@ describe.skipIf(noFastify !== null && !IN_CI)('retrieval eval gate (keyword, Fas
   })
 
   it('reads the releases from the layout under their own names', async () => {
-    const [info] = await engine.collections()
+    const [info] = await engine.catalog.list()
     expect(info!.versions).toEqual(['3.29.5', '4.29.1', '5.6.2', 'next'])
   })
 

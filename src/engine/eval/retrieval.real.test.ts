@@ -58,7 +58,7 @@ describe('real embedder: hybrid beats keyword on the MCP golden set', () => {
       })
       const report = await e.importFolder(mcpCorpus, { collection: 'mcp' })
       expect(report.failed).toEqual([])
-      const embedded = (await e.collections()).find((c) => c.id === 'mcp')
+      const embedded = (await e.catalog.list()).find((c) => c.id === 'mcp')
       expect(embedded?.embedded, 'every chunk embedded by the real model').toBe(embedded?.chunks)
       const kw = await evalRetrieval(e, questions, { collection: 'mcp', mode: 'keyword', rerank: false })
       const hy = await evalRetrieval(e, questions, { collection: 'mcp', mode: 'hybrid', rerank: false })

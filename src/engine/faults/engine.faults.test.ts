@@ -350,7 +350,7 @@ describe('disk full', () => {
     } catch (err) {
       failure = err
     }
-    const kept = (await engine.collections())[0]?.documents ?? 0
+    const kept = (await engine.catalog.list())[0]?.documents ?? 0
     await engine.close()
     // The disk really filled up: the free-space guard (or the file system) stopped the import, not an unrelated error.
     expect(failure).not.toBeNull()

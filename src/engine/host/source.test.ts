@@ -12,17 +12,19 @@ describe('openSource for office formats', () => {
   let t: Awaited<ReturnType<typeof tempDir>>
   const engineFor = (rel: string) =>
     ({
-      chunkSource: async (): Promise<ChunkSource> => ({
-        chunk_id: 'c1',
-        collection: 'docs',
-        root: t.dir,
-        path: rel,
-        heading: '',
-        version: null,
-        page_start: null,
-        page_end: null,
-        text: 'x',
-      }),
+      passages: {
+        source: async (): Promise<ChunkSource> => ({
+          chunk_id: 'c1',
+          collection: 'docs',
+          root: t.dir,
+          path: rel,
+          heading: '',
+          version: null,
+          page_start: null,
+          page_end: null,
+          text: 'x',
+        }),
+      },
     }) as unknown as Engine
 
   beforeAll(async () => {

@@ -128,7 +128,7 @@ function hasSupportedExtension(file: string): boolean {
  * script or an app elsewhere must not be opened at all.
  */
 export async function indexedDocumentPath(engine: Engine, chunkId: string): Promise<string> {
-  const src = await engine.chunkSource(chunkId)
+  const src = await engine.passages.source(chunkId)
   if (!src) throw new SourceError('That passage is not in the index.', 'not_found')
   const real = await resolveInsideRoot(src.root, src.path)
   const st = await stat(real).catch(() => null)
@@ -140,7 +140,7 @@ export async function indexedDocumentPath(engine: Engine, chunkId: string): Prom
 }
 
 export async function openSource(engine: Engine, chunkId: string): Promise<SourceView> {
-  const src = await engine.chunkSource(chunkId)
+  const src = await engine.passages.source(chunkId)
   if (!src) throw new SourceError('That passage is not in the index.', 'not_found')
   const file = await resolveInsideRoot(src.root, src.path)
   const format = formatOf(src.path)

@@ -18,7 +18,7 @@ export async function resumeAndWatch(engine: Engine, imports: ImportJobs, emit: 
       resumed.add(u.collection)
       imports.start(u.root, u.collection, undefined)
     }
-    for (const c of await engine.collections()) {
+    for (const c of await engine.catalog.list()) {
       if (resumed.has(c.id)) continue
       await engine
         .watch(c.id, {

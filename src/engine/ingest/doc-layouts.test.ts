@@ -54,7 +54,7 @@ describe('a Docusaurus site', () => {
     expect(report.failed).toEqual([])
     expect(report.imported).toBe(4)
 
-    const [info] = await engine.collections()
+    const [info] = await engine.catalog.list()
     // Under their own names: "3.1", not "version-3.1"; the current docs are "next".
     expect(info!.versions).toEqual(['3.0', '3.1', 'next'])
 
@@ -82,7 +82,7 @@ describe('a Docusaurus site', () => {
     const engine = await openEngine()
     const first = await engine.importFolder(site, { collection: 'widget' })
     expect(first.imported).toBe(2)
-    expect((await engine.collections())[0]!.versions).toEqual([])
+    expect((await engine.catalog.list())[0]!.versions).toEqual([])
 
     // The site starts versioning: docs/ becomes "next" without docs/guides/pairing.md changing.
     await write(site, { 'versions.json': '["1.0"]', 'versioned_docs/version-1.0/guides/pairing.md': pairing(8) })
@@ -91,7 +91,7 @@ describe('a Docusaurus site', () => {
     // The new 1.0 page, and the unchanged docs/ page again (re-tagged); README.md stays as it was.
     expect(second.imported).toBe(2)
     expect(second.unchanged).toBe(1)
-    expect((await engine.collections())[0]!.versions).toEqual(['1.0', 'next'])
+    expect((await engine.catalog.list())[0]!.versions).toEqual(['1.0', 'next'])
     const next = await engine.search('pairing button', { scope: { version: 'next' }, mode: 'keyword', k: 10 })
     const hit = next.results.find((h) => h.path === 'docs/guides/pairing.md')
     expect(hit?.version).toBe('next')
@@ -107,7 +107,7 @@ describe('a Docusaurus site', () => {
     const fourth = await engine.importFolder(site, { collection: 'widget' })
     expect(fourth.imported).toBe(1)
     expect(fourth.pruned).toBe(1)
-    expect((await engine.collections())[0]!.versions).toEqual([])
+    expect((await engine.catalog.list())[0]!.versions).toEqual([])
   })
 })
 
@@ -138,7 +138,7 @@ describe('a mike site', () => {
         { path: 'stable/install/index.html', reason: 'a copy of version 1.1 ("stable" is its alias in versions.json)' },
       ]),
     )
-    expect((await engine.collections())[0]!.versions).toEqual(['1.0', '1.1'])
+    expect((await engine.catalog.list())[0]!.versions).toEqual(['1.0', '1.1'])
     const r = await engine.search('widget-install', { scope: { version: 'all' }, mode: 'keyword', k: 10 })
     expect(r.results.map((h) => h.path).sort()).toEqual(['1.0/install/index.html', '1.1/install/index.html'])
   })
@@ -156,7 +156,7 @@ describe('an Antora content source', () => {
     const engine = await openEngine()
     const report = await engine.importFolder(site, { collection: 'widget' })
     expect(report.failed).toEqual([])
-    expect((await engine.collections())[0]!.versions).toEqual(['2.4', '2.5'])
+    expect((await engine.catalog.list())[0]!.versions).toEqual(['2.4', '2.5'])
     const r = await engine.search('pairing button', { scope: { version: '2.4' }, mode: 'keyword', k: 5 })
     expect(r.results.map((h) => [h.path, h.version])).toEqual([['widget-2.4/modules/ROOT/pages/pairing.adoc', '2.4']])
   })

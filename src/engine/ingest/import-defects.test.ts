@@ -201,7 +201,7 @@ function suite(backend: StoreBackend): void {
     expect(pool.parsed).toEqual([])
     expect(second.failed).toEqual(first.failed)
     expect(second.notices).toContainEqual(expect.stringMatching(/^2 files that failed before were not read again/))
-    expect((await engine.collections()).find((c) => c.id === 'failing')).toMatchObject({ documents: 1, failed: 2 })
+    expect((await engine.catalog.list()).find((c) => c.id === 'failing')).toMatchObject({ documents: 1, failed: 2 })
 
     // Touched but the same bytes: read (to compare its hash), not parsed, still failed.
     const later = new Date(Date.now() + 60_000)

@@ -118,7 +118,7 @@ function suite(backend: StoreBackend): void {
   })
 
   it('prunes nothing when a sync is cancelled before its walk reached the files', async () => {
-    const before = await engine.collections()
+    const before = await engine.catalog.list()
     // As docent watch does on Ctrl-C during a path-limited sync: the walk stops, having seen nothing.
     const r = await importFolder(engine.db, root, {
       collection: 'manual',
@@ -129,13 +129,13 @@ function suite(backend: StoreBackend): void {
     })
     expect(r).toMatchObject({ cancelled: true, pruned: 0 })
     expect(await chunksOf('a/renamed.md')).toHaveLength(1)
-    expect(await engine.collections()).toEqual(before)
+    expect(await engine.catalog.list()).toEqual(before)
   })
 
   it('survives a restart: the store reopens with the same content', async () => {
-    const before = await engine.collections()
+    const before = await engine.catalog.list()
     await engine.close()
     engine = await Engine.open({ ...place.options, modelsDir: path.join(data, 'no-models') })
-    expect(await engine.collections()).toEqual(before)
+    expect(await engine.catalog.list()).toEqual(before)
   })
 }

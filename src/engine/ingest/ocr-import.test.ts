@@ -49,7 +49,7 @@ describe('importing scans', () => {
     const r = await engine.importFolder(root, { collection: 'scans' })
     expect(r.failed).toEqual([])
     expect(r.imported).toBe(4)
-    const [info] = await engine.collections()
+    const [info] = await engine.catalog.list()
     expect(info).toMatchObject({
       id: 'scans',
       documents: 4,
@@ -92,7 +92,7 @@ describe('importing scans', () => {
   }, 120_000)
 
   it('with OCR off, the next sync refuses scans with the reason; on again, it reads them again', async () => {
-    expect(await engine.setCollectionOcr('scans', false)).toBe(true)
+    expect(await engine.catalog.setOcr('scans', false)).toBe(true)
     const off = await engine.importFolder(root, { collection: 'scans' })
     expect(off.failed.map((f) => [f.path, f.reason]).sort()).toEqual([
       ['faint.png', 'file is an image and text recognition is off for this collection'],
@@ -103,12 +103,12 @@ describe('importing scans', () => {
       ['note.png', 'file is an image and text recognition is off for this collection'],
     ])
     expect(off.unchanged + off.imported).toBe(1)
-    expect((await engine.collections())[0]!.ocr).toBe(false)
-    expect(await engine.setCollectionOcr('scans', true)).toBe(true)
+    expect((await engine.catalog.list())[0]!.ocr).toBe(false)
+    expect(await engine.catalog.setOcr('scans', true)).toBe(true)
     const on = await engine.importFolder(root, { collection: 'scans' })
     expect(on.failed).toEqual([])
     expect(on.imported).toBe(4)
-    expect((await engine.collections())[0]!.ocr_pages).toBe(4)
-    expect(await engine.setCollectionOcr('nope', true)).toBe(false)
+    expect((await engine.catalog.list())[0]!.ocr_pages).toBe(4)
+    expect(await engine.catalog.setOcr('nope', true)).toBe(false)
   }, 120_000)
 })

@@ -181,7 +181,7 @@ describe('versions read from documentation layouts, through the import', () => {
     const { engine, report } = await importTree(c)
     expect(report.failed).toEqual([])
     for (const s of c.skipped ?? []) expect(report.skipped_files.map((f) => f.path)).toContain(s)
-    expect((await engine.collections())[0]!.versions).toEqual(c.versions)
+    expect((await engine.catalog.list())[0]!.versions).toEqual(c.versions)
 
     const r = await engine.search('how long do I hold the pairing button', {
       scope: { version: c.scoped },
@@ -215,6 +215,6 @@ describe('versions read from documentation layouts, through the import', () => {
     })
     expect(report.failed).toEqual([])
     expect(report.imported).toBe(11)
-    expect((await engine.collections())[0]!.versions).toEqual([])
+    expect((await engine.catalog.list())[0]!.versions).toEqual([])
   })
 })

@@ -110,3 +110,30 @@ export async function collectionRoot(
   const row = rows[0]
   return row ? { root: row.root, kinds: row.settings?.kinds } : null
 }
+
+/** What the index holds of its collections, read from one store: what front ends list and show. */
+export class CollectionCatalog {
+  constructor(private readonly db: Queryable) {}
+
+  list(): Promise<CollectionInfo[]> {
+    return listCollections(this.db)
+  }
+
+  /** The folder a collection was imported from, and its settings; null when there is no such collection. */
+  root(id: string): ReturnType<typeof collectionRoot> {
+    return collectionRoot(this.db, id)
+  }
+
+  /** Documents of a collection that could not be imported, with the reason. */
+  failed(collection: string): ReturnType<typeof failedDocuments> {
+    return failedDocuments(this.db, collection)
+  }
+
+  /**
+   * Turns text recognition of scanned pages and images on or off for a collection; its next sync
+   * reads again what the change concerns (importer.ts, importSignature). False when there is none.
+   */
+  setOcr(id: string, on: boolean): Promise<boolean> {
+    return setCollectionOcr(this.db, id, on)
+  }
+}

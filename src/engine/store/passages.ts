@@ -186,3 +186,18 @@ export async function chunkOcrPages(db: Queryable, chunkId: string, from: number
   )
   return rows.map((r) => r.p)
 }
+
+/** Passages by chunk id, read from one store: what the viewer opens and the host's `passage.get` returns. */
+export class PassageReader {
+  constructor(private readonly db: Queryable) {}
+
+  /** Where an indexed chunk came from; null when it is not in the index. */
+  source(chunkId: string): Promise<ChunkSource | null> {
+    return chunkSource(this.db, chunkId)
+  }
+
+  /** A passage with up to `around` chunks (at most 10) before and after it in its document; null when it is not in the index. */
+  inContext(chunkId: string, around = 1): Promise<PassageInContext | null> {
+    return passageInContext(this.db, chunkId, around)
+  }
+}

@@ -71,9 +71,9 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     const { url: readerUrl, role } = await readOnlyRole(url)
     const reader = await open(readerUrl, { readOnly: true })
     // Row-level security (migration 8, ADR 0011): SELECT on the tables shows no collection until one is granted.
-    expect(await reader.collections()).toEqual([])
+    expect(await reader.catalog.list()).toEqual([])
     await grantRead(owner.db, role, 'team')
-    expect((await reader.collections()).map((c) => c.id)).toEqual(['team'])
+    expect((await reader.catalog.list()).map((c) => c.id)).toEqual(['team'])
     const hits = await reader.search(words[3]!, { mode: 'keyword', k: 5 })
     expect(hits.results.length).toBeGreaterThan(0)
     // A question too (search-only without a chat model), keeping no trace, thread or cached answer.
@@ -82,9 +82,9 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     for (const t of ['traces', 'threads', 'messages', 'answer_cache'])
       expect(Number((await owner.db.query<{ n: string }>(`SELECT count(*) AS n FROM ${t}`)).rows[0]!.n)).toBe(0)
     // Its grants hold: an import is refused by the server, and leaves the library as it was.
-    const before = await owner.collections()
+    const before = await owner.catalog.list()
     await expect(reader.importFolder(await corpus(2, 9), { collection: 'other' })).rejects.toThrow(/permission denied/)
-    expect(await owner.collections()).toEqual(before)
+    expect(await owner.catalog.list()).toEqual(before)
   })
 
   it('refuses to open read-only a library whose schema is behind, saying what to do', async () => {
@@ -191,7 +191,7 @@ describe.skipIf(pgSkipReason)('a library on a PostgreSQL server', () => {
     await isLocked
     // The writer's transaction is open, holding both locks and uncommitted rows: the reader answers.
     const hits = await reader.search(words[3]!, { mode: 'keyword', k: 5 })
-    const cols = await reader.collections()
+    const cols = await reader.catalog.list()
     expect(committed).toBe(false)
     expect(hits.results.every((h) => !h.heading.includes('(draft)'))).toBe(true)
     expect(cols[0]!.chunks).toBeGreaterThan(0)

@@ -158,9 +158,9 @@ describe.skipIf(pgSkipReason)('a team library: who reads which collection, enfor
   }
 
   it('lists, per role, only the collections it may read; the owner lists all three', async () => {
-    expect((await owner.collections()).map((c) => c.id)).toEqual(['hr', 'manuals', 'nda'])
-    expect((await aliceE.collections()).map((c) => c.id)).toEqual(['hr', 'manuals'])
-    expect((await bobE.collections()).map((c) => c.id)).toEqual(['manuals'])
+    expect((await owner.catalog.list()).map((c) => c.id)).toEqual(['hr', 'manuals', 'nda'])
+    expect((await aliceE.catalog.list()).map((c) => c.id)).toEqual(['hr', 'manuals'])
+    expect((await bobE.catalog.list()).map((c) => c.id)).toEqual(['manuals'])
     expect(await readableCollections(bobE.db)).toEqual(['manuals'])
     expect(await readableCollections(owner.db)).toBeNull()
     // Even the table of grants names only bob's own.
@@ -250,10 +250,10 @@ describe.skipIf(pgSkipReason)('a team library: who reads which collection, enfor
   })
 
   it('get_passage and chunk sources of an unreadable chunk are not found', async () => {
-    expect((await owner.passage(chunkOf['hr']!))?.passage.text).toContain('zorblaxian quintuple')
-    expect(await bobE.passage(chunkOf['hr']!)).toBeNull()
-    expect(await bobE.chunkSource(chunkOf['nda']!)).toBeNull()
-    expect((await bobE.passage(chunkOf['manuals']!))?.passage.collection).toBe('manuals')
+    expect((await owner.passages.inContext(chunkOf['hr']!))?.passage.text).toContain('zorblaxian quintuple')
+    expect(await bobE.passages.inContext(chunkOf['hr']!)).toBeNull()
+    expect(await bobE.passages.source(chunkOf['nda']!)).toBeNull()
+    expect((await bobE.passages.inContext(chunkOf['manuals']!))?.passage.collection).toBe('manuals')
   })
 
   it('asks never show the model, cite or cache an unreadable chunk, even when the question quotes it', async () => {
@@ -286,10 +286,10 @@ describe.skipIf(pgSkipReason)('a team library: who reads which collection, enfor
     expect(
       (await rows<{ n: number }>(bobUrl, `SELECT count(*)::int AS n FROM answer_cache WHERE 'hr' = ANY(collections)`))[0]!.n,
     ).toBe(0)
-    expect(await bobE.trace(mine.trace_id)).toBeNull()
-    expect((await aliceE.trace(mine.trace_id))?.question).toBe(question)
-    expect(await bobE.thread(mine.thread_id)).toBeNull()
-    expect((await bobE.threads()).map((t) => t.id)).not.toContain(mine.thread_id)
+    expect(await bobE.answers.trace(mine.trace_id)).toBeNull()
+    expect((await aliceE.answers.trace(mine.trace_id))?.question).toBe(question)
+    expect(await bobE.answers.getThread(mine.thread_id)).toBeNull()
+    expect((await bobE.answers.listThreads()).map((t) => t.id)).not.toContain(mine.thread_id)
     // Asking in alice's thread does not let bob into it.
     await expect(
       ask(
@@ -322,19 +322,19 @@ describe.skipIf(pgSkipReason)('a team library: who reads which collection, enfor
       [first.trace_id],
     )
     expect(cachedBefore[0]!.n).toBe(1)
-    expect((await carolE.thread(first.thread_id))?.messages).toHaveLength(2)
+    expect((await carolE.answers.getThread(first.thread_id))?.messages).toHaveLength(2)
 
     const r = await revokeRead(owner.db, carol, 'hr')
     expect(r).toEqual({ read_role: readRoleName('hr', db), still_through: [] })
 
     // The same process, no restart: the next requests read without hr.
-    expect((await carolE.collections()).map((c) => c.id)).toEqual(['manuals'])
+    expect((await carolE.catalog.list()).map((c) => c.id)).toEqual(['manuals'])
     for (const mode of ['keyword', 'vector', 'hybrid'] as const) {
       const ids = (await carolE.search(SECRET, { mode, k: 10, scope: { version: 'all' } })).results.map((h) => h.chunk_id)
       expect(ids, mode).not.toContain(chunkOf['hr'])
     }
-    expect(await carolE.passage(chunkOf['hr']!)).toBeNull()
-    expect(await carolE.trace(first.trace_id)).toBeNull()
+    expect(await carolE.passages.inContext(chunkOf['hr']!)).toBeNull()
+    expect(await carolE.answers.trace(first.trace_id)).toBeNull()
     // The cached answer is not served: the same question now reads manuals only.
     const chat = new ScriptedChat([citeFirst, citeFirst, citeFirst])
     const after = await ask(carolE, { question, scope: { collections: [], version: 'all' } }, chat)
@@ -354,7 +354,7 @@ describe.skipIf(pgSkipReason)('a team library: who reads which collection, enfor
       expect(call.system).not.toContain('quintuple')
     }
     expect(chunkIdsOf(follow)).not.toContain(chunkOf['hr'])
-    const thread = await carolE.thread(first.thread_id)
+    const thread = await carolE.answers.getThread(first.thread_id)
     expect(thread?.messages.map((m) => m.content)).toEqual(['and does it apply to contractors?', follow.answer])
     // (The thread's title is her own first question, in her own words: it stays hers.)
     expect(JSON.stringify(thread?.messages)).not.toContain('quintuple')

@@ -45,7 +45,7 @@ describe('a new library starts from the template', () => {
     expect(madeBy(second)).toBe('template')
     expect(await schemaVersion(second.db)).toBe(LATEST_MIGRATION)
     // Made before anything was written: the first library's collection is not in it.
-    expect(await second.collections()).toEqual([])
+    expect(await second.catalog.list()).toEqual([])
     const sub = path.join(root, 'b-docs')
     await mkdir(sub)
     await writeFile(path.join(sub, 'other.md'), '# Other\n\nThe wombat digs burrows.\n')
@@ -53,13 +53,13 @@ describe('a new library starts from the template', () => {
     expect(r.failed).toEqual([])
     const hits = await second.search('wombat burrows', { mode: 'keyword', k: 5 })
     expect(hits.results.map((h) => h.collection)).toEqual(['second'])
-    expect((await first.collections()).map((c) => c.id)).toEqual(['first'])
+    expect((await first.catalog.list()).map((c) => c.id)).toEqual(['first'])
 
     // An existing library opens as itself, from its own files.
     await second.close()
     const again = await open(path.join(root, 'b'), dir)
     expect(madeBy(again)).toBeNull()
-    expect((await again.collections()).map((c) => c.id)).toEqual(['second'])
+    expect((await again.catalog.list()).map((c) => c.id)).toEqual(['second'])
   })
 
   it('a template that does not unpack is replaced, and the folder keeps nothing of it', async () => {

@@ -17,7 +17,7 @@ export type CollectionsHandlers = HandlerMap<
 
 export function collectionsHandlers({ engine, jobs, imports, emit }: HostDeps): CollectionsHandlers {
   return {
-    'collections.list': async () => engine.collections(),
+    'collections.list': async () => engine.catalog.list(),
 
     'collections.import': async ({ folder, collection, allowEmpty }) => {
       if (!path.isAbsolute(folder)) throw new HostError('The folder must be an absolute path.', ErrorCode.invalidInput)
@@ -34,7 +34,7 @@ export function collectionsHandlers({ engine, jobs, imports, emit }: HostDeps): 
       // its documents. A chosen name must be free or the same folder; a derived one gets a suffix.
       let id = base
       for (let n = 2; ; n++) {
-        const existing = await engine.collectionRoot(id)
+        const existing = await engine.catalog.root(id)
         // A queued import has not written its collection row yet: it holds the name too.
         const holder = existing?.root ?? jobs.importsOf(id)[0]?.root
         if (holder === undefined || path.resolve(holder) === root) return imports.start(root, id, existing?.kinds, { allowEmpty })
@@ -51,7 +51,7 @@ export function collectionsHandlers({ engine, jobs, imports, emit }: HostDeps): 
     },
 
     'collections.resync': async ({ collection, allowEmpty }) => {
-      const existing = await engine.collectionRoot(collection)
+      const existing = await engine.catalog.root(collection)
       if (!existing) throw new HostError(`There is no collection "${collection}".`, ErrorCode.notFound)
       return imports.start(existing.root, collection, existing.kinds, { allowEmpty })
     },
@@ -67,10 +67,10 @@ export function collectionsHandlers({ engine, jobs, imports, emit }: HostDeps): 
       return { removed }
     },
 
-    'collections.failures': async ({ collection }) => engine.failedDocuments(collection),
+    'collections.failures': async ({ collection }) => engine.catalog.failed(collection),
 
     'collections.setOcr': async ({ collection, on }) => {
-      const changed = await engine.setCollectionOcr(collection, on)
+      const changed = await engine.catalog.setOcr(collection, on)
       if (!changed) throw new HostError(`There is no collection "${collection}".`, ErrorCode.notFound)
       emit('collections.changed', { collection })
       return { changed }

@@ -22,6 +22,6 @@ export function sourceHandlers({ engine }: HostDeps): SourceHandlers {
 export function internalHandlers({ engine }: HostDeps): InternalHandlers {
   return {
     'source.path': async ({ chunkId }) => ({ path: await indexedDocumentPath(engine, chunkId) }),
-    'passage.get': async ({ chunkId, around }) => engine.passage(chunkId, around),
+    'passage.get': async ({ chunkId, around }) => engine.passages.inContext(chunkId, around),
   }
 }
