@@ -3,7 +3,7 @@ import type { ClaimTrace, VerificationProblem, VerificationRepair, VerificationW
 import { answerTerms, containsQuote, haystack, inlineMarkers, MARKER, stripMarkers } from './match'
 import type { AnswerReply, PromptPassage, ReplySentence } from './prompt'
 import { contentWords } from './sentences'
-import { checkSentence, type Similarity } from './support'
+import { checkSentence, type Similarity, type SupportResult } from './support'
 
 export { appendMarkers } from './markers'
 
@@ -208,15 +208,7 @@ async function checkOne(
   opts: VerifyOptions,
   v: Verification,
 ): Promise<void> {
-  const n = passages.length
-  const inRange = s.cites.filter((c) => Number.isInteger(c) && c >= 1 && c <= n)
-  if (inRange.length < s.cites.length) {
-    const bad = s.cites.filter((c) => !inRange.includes(c))
-    v.repairs.push({
-      code: 'citation_dropped',
-      message: `"${s.text}" cited ${bad.map((c) => `[${c}]`).join('')}, but only passages 1 to ${n} were given; dropped.`,
-    })
-  }
+  const inRange = citesInRange(s, passages.length, v)
   const check = (cites: number[]) =>
     checkSentence(
       s.text,
@@ -243,36 +235,68 @@ async function checkOne(
     // A small model often numbers the wrong passage of the ones it was given. A sentence one other
     // passage wholly supports is cited to that passage (still checked, as every sentence is);
     // with none, it is removed as before.
-    for (const p of passages) {
-      if (cites.includes(p.n)) continue
-      const r = await check([p.n])
-      if (r.ok) {
-        const was = cites.map((c) => `[${c}]`).join('')
-        cites = [p.n]
-        result = r
-        repaired = `cited [${p.n}] instead of ${was}, the passage that says it`
-        v.repairs.push({
-          code: 'citation_moved',
-          message: `"${s.text}" cited ${was}, which does not say it; [${p.n}] does and was cited.`,
-        })
-        break
-      }
+    const found = await firstSupporting(passages, cites, check)
+    if (found) {
+      const was = cites.map((c) => `[${c}]`).join('')
+      cites = [found.n]
+      result = found.result
+      repaired = `cited [${found.n}] instead of ${was}, the passage that says it`
+      v.repairs.push({
+        code: 'citation_moved',
+        message: `"${s.text}" cited ${was}, which does not say it; [${found.n}] does and was cited.`,
+      })
     }
   } else if (cites.length === 0 && !vacuous) {
     // A sentence without a citation keeps its place only if exactly the passages that say it can be named.
-    for (const p of passages) {
-      const r = await check([p.n])
-      if (r.ok) {
-        cites = [p.n]
-        result = r
-        repaired = `cited [${p.n}], the passage that says it`
-        v.repairs.push({ code: 'citation_filled', message: `"${s.text}" cited nothing; [${p.n}] says it and was cited.` })
-        break
-      }
+    const found = await firstSupporting(passages, cites, check)
+    if (found) {
+      cites = [found.n]
+      result = found.result
+      repaired = `cited [${found.n}], the passage that says it`
+      v.repairs.push({ code: 'citation_filled', message: `"${s.text}" cited nothing; [${found.n}] says it and was cited.` })
     }
   }
+  recordClaim(s.text, cites, result, repaired, vacuous, v)
+}
+
+/** The sentence's citations that name a passage given (1..n); the others are dropped, with a repair saying so. */
+function citesInRange(s: ReplySentence, n: number, v: Verification): number[] {
+  const inRange = s.cites.filter((c) => Number.isInteger(c) && c >= 1 && c <= n)
+  if (inRange.length < s.cites.length) {
+    const bad = s.cites.filter((c) => !inRange.includes(c))
+    v.repairs.push({
+      code: 'citation_dropped',
+      message: `"${s.text}" cited ${bad.map((c) => `[${c}]`).join('')}, but only passages 1 to ${n} were given; dropped.`,
+    })
+  }
+  return inRange
+}
+
+/** The first passage, in prompt order and not among `cited`, that supports the sentence on its own; null when none does. */
+async function firstSupporting(
+  passages: PromptPassage[],
+  cited: number[],
+  check: (cites: number[]) => Promise<SupportResult>,
+): Promise<{ n: number; result: SupportResult } | null> {
+  for (const p of passages) {
+    if (cited.includes(p.n)) continue
+    const r = await check([p.n])
+    if (r.ok) return { n: p.n, result: r }
+  }
+  return null
+}
+
+/** The claim in the trace, and the sentence kept, or removed with its reason (and a warning for older readers). */
+function recordClaim(
+  text: string,
+  cites: number[],
+  result: SupportResult,
+  repaired: string | null,
+  vacuous: boolean,
+  v: Verification,
+): void {
   v.claims.push({
-    text: s.text,
+    text,
     cited: cites,
     ok: result.ok,
     failure: result.failure,
@@ -282,13 +306,13 @@ async function checkOne(
     repaired,
   })
   if (result.ok) {
-    v.kept.push({ text: s.text, cites, ...(vacuous ? { vacuous: true } : {}) })
+    v.kept.push({ text, cites, ...(vacuous ? { vacuous: true } : {}) })
     return
   }
-  v.removed.push({ text: s.text, cited: cites, code: result.failure!, reason: result.reason! })
+  v.removed.push({ text, cited: cites, code: result.failure!, reason: result.reason! })
   const warning = WARNING_OF[result.failure!]
   if (warning) {
-    v.warnings.push({ code: warning.code, message: `Removed "${s.text}": ${result.reason}.` })
+    v.warnings.push({ code: warning.code, message: `Removed "${text}": ${result.reason}.` })
     v[warning.list].push(result.reason!.replace(/^.*?(?:the number |contain "|mention )/, '').replace(/"$/, ''))
   }
 }

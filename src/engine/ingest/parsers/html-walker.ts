@@ -116,34 +116,17 @@ export class HtmlWalker {
   private open(name: string, attribs: Record<string, string>): void {
     const frame: Frame = { name, skip: false, sink: false, table: false, list: false, quote: false }
     this.frames.push(frame)
-    if (this.skipDepth > 0) {
+    if (this.skipDepth === 0 && name === 'meta') this.readMeta(attribs)
+    if (this.skipDepth > 0 || isHidden(name, attribs)) {
       frame.skip = true
       this.skipDepth++
       return
     }
-    if (name === 'meta') {
-      const key = (attribs.name ?? attribs.property ?? '').toLowerCase()
-      const content = attribs.content
-      if (content && ['description', 'author', 'keywords', 'version', 'og:title'].includes(key)) this.meta[key] = content
-    }
-    if (
-      SKIP.has(name) ||
-      'hidden' in attribs ||
-      attribs['aria-hidden'] === 'true' ||
-      SKIP_ROLES.has((attribs.role ?? '').toLowerCase())
-    ) {
-      frame.skip = true
-      this.skipDepth++
+    if (name === 'title') {
+      this.openTitle(frame)
       return
     }
     const sink = this.sink
-    if (name === 'title') {
-      if (this.title === null && this.frames.every((f) => f.name !== 'body')) {
-        frame.sink = true
-        this.sinks.push({ kind: 'title', parts: [] })
-      }
-      return
-    }
     if (sink?.kind === 'pre') {
       if (name === 'br') sink.parts.push('\n')
       return
@@ -158,72 +141,102 @@ export class HtmlWalker {
       if (alt) this.pushText(` ${alt} `)
       return
     }
+    if (this.openBlockElement(name, attribs, frame, sink)) return
+    if (BLOCK.has(name)) this.breakText(sink)
+  }
+
+  /** The elements that shape blocks (code, headings, tables, lists, quotes); false when `name` is none of them here. */
+  private openBlockElement(name: string, attribs: Record<string, string>, frame: Frame, sink: Sink | undefined): boolean {
     if (name === 'pre') {
       if (!sink) this.flushPara()
-      frame.sink = true
-      this.sinks.push({ kind: 'pre', parts: [] })
-      return
+      this.pushSink(frame, { kind: 'pre', parts: [] })
+      return true
     }
-    if (/^h[1-6]$/.test(name)) {
-      if (!sink && this.lists.length === 0 && this.tables.length === 0) {
-        this.flushPara()
-        frame.sink = true
-        this.sinks.push({ kind: 'heading', parts: [], level: Number(name[1]) })
-        return
-      }
+    if (/^h[1-6]$/.test(name) && !sink && this.lists.length === 0 && this.tables.length === 0) {
+      this.flushPara()
+      this.pushSink(frame, { kind: 'heading', parts: [], level: Number(name[1]) })
+      return true
     }
     if (name === 'table') {
       if (!sink) this.flushPara()
       frame.table = true
       this.tables.push({ rows: [], row: null })
-      return
+      return true
     }
     const table = this.tables[this.tables.length - 1]
     if (table && (name === 'tr' || name === 'td' || name === 'th')) {
-      if (name === 'tr') {
-        this.endRow(table)
-        table.row = []
-        return
-      }
-      if (table.row === null) table.row = []
-      frame.sink = true
-      this.sinks.push({ kind: 'cell', parts: [] })
-      return
+      this.openTablePart(name, table, frame)
+      return true
     }
     if (name === 'ul' || name === 'ol' || name === 'menu') {
-      const inline = sink !== undefined && sink.kind !== 'li'
-      if (!inline) {
-        if (this.lists.length === 0) this.flushPara()
-        if (sink?.kind === 'li') this.writeItem(sink, false)
-      } else sink.parts.push(' ')
-      frame.list = true
-      const start = Number.parseInt(attribs.start ?? '1', 10)
-      this.lists.push({ ordered: name === 'ol', n: Number.isFinite(start) ? start : 1, inline })
-      return
+      this.openList(name, attribs, frame, sink)
+      return true
     }
     if (name === 'li') {
-      const list = this.lists[this.lists.length - 1]
-      if (list && !list.inline) {
-        const depth = this.lists.filter((l) => !l.inline).length - 1
-        const marker = list.ordered ? `${list.n++}. ` : '- '
-        frame.sink = true
-        this.sinks.push({ kind: 'li', parts: [], depth, marker, written: false })
-        return
-      }
-      if (sink) sink.parts.push(' ')
-      else this.flushPara()
-      return
+      this.openItem(frame, sink)
+      return true
     }
     if (name === 'blockquote') {
       frame.quote = true
       if (!sink) this.flushPara()
       this.quoteDepth++
+      return true
+    }
+    return false
+  }
+
+  /** Only the document's first <title> outside <body> names it. */
+  private openTitle(frame: Frame): void {
+    if (this.title === null && this.frames.every((f) => f.name !== 'body')) this.pushSink(frame, { kind: 'title', parts: [] })
+  }
+
+  private readMeta(attribs: Record<string, string>): void {
+    const key = (attribs.name ?? attribs.property ?? '').toLowerCase()
+    const content = attribs.content
+    if (content && ['description', 'author', 'keywords', 'version', 'og:title'].includes(key)) this.meta[key] = content
+  }
+
+  private openTablePart(name: 'tr' | 'td' | 'th', table: TableState, frame: Frame): void {
+    if (name === 'tr') {
+      this.endRow(table)
+      table.row = []
       return
     }
-    if (BLOCK.has(name)) {
-      if (sink) sink.parts.push(' ')
-      else this.flushPara()
+    if (table.row === null) table.row = []
+    this.pushSink(frame, { kind: 'cell', parts: [] })
+  }
+
+  private openList(name: string, attribs: Record<string, string>, frame: Frame, sink: Sink | undefined): void {
+    const inline = sink !== undefined && sink.kind !== 'li'
+    if (!inline) {
+      if (this.lists.length === 0) this.flushPara()
+      if (sink?.kind === 'li') this.writeItem(sink, false)
+    } else sink.parts.push(' ')
+    frame.list = true
+    const start = Number.parseInt(attribs.start ?? '1', 10)
+    this.lists.push({ ordered: name === 'ol', n: Number.isFinite(start) ? start : 1, inline })
+  }
+
+  private openItem(frame: Frame, sink: Sink | undefined): void {
+    const list = this.lists[this.lists.length - 1]
+    if (list && !list.inline) {
+      const depth = this.lists.filter((l) => !l.inline).length - 1
+      const marker = list.ordered ? `${list.n++}. ` : '- '
+      this.pushSink(frame, { kind: 'li', parts: [], depth, marker, written: false })
+      return
     }
+    this.breakText(sink)
+  }
+
+  private pushSink(frame: Frame, sink: Sink): void {
+    frame.sink = true
+    this.sinks.push(sink)
+  }
+
+  /** A block boundary: a space inside a sink's text, else the end of the paragraph. */
+  private breakText(sink: Sink | undefined): void {
+    if (sink) sink.parts.push(' ')
+    else this.flushPara()
   }
 
   private close(name: string): void {
@@ -271,11 +284,7 @@ export class HtmlWalker {
       this.quoteDepth--
       return
     }
-    if (BLOCK.has(name)) {
-      const sink = this.sink
-      if (sink) sink.parts.push(' ')
-      else this.flushPara()
-    }
+    if (BLOCK.has(name)) this.breakText(this.sink)
   }
 
   private text(t: string): void {
@@ -370,6 +379,16 @@ export class HtmlWalker {
     this.b.add('list', this.listLines.join('\n'))
     this.listLines = []
   }
+}
+
+/** Site chrome, scripts and anything marked hidden: skipped with all its content. */
+function isHidden(name: string, attribs: Record<string, string>): boolean {
+  return (
+    SKIP.has(name) ||
+    'hidden' in attribs ||
+    attribs['aria-hidden'] === 'true' ||
+    SKIP_ROLES.has((attribs.role ?? '').toLowerCase())
+  )
 }
 
 /** Collapse whitespace; non-breaking spaces become plain spaces after collapsing (so &nbsp; indentation survives). */

@@ -127,105 +127,139 @@ function tagOf(html: string, tags: readonly JsxTag[]): ScannedTag | null {
 }
 
 export function phrasingText(nodes: readonly PhrasingContent[], tags: readonly JsxTag[]): InlineResult {
-  const out: string[] = []
-  const events: TagEvent[] = []
-  const open: { name: string; attrs: Record<string, AttrValue>; tip: string | null }[] = []
-  let dropDepth = 0
-  const emit = (t: string) => {
-    if (dropDepth === 0) out.push(t)
-  }
-
-  function handleTag(tag: ScannedTag & { raw?: string }): void {
-    if (tag.kind === 'comment' || tag.kind === 'decl') return
-    if (tag.kind === 'expr') {
-      // A literal ({"text"}) reads as its value; other expressions stay as written (often prose braces).
-      emit(literalValue(tag.name) ?? tag.raw ?? '')
-      return
-    }
-    const name = tag.name
-    const lower = name.toLowerCase()
-    if (tag.kind === 'self' || (tag.kind === 'open' && VOID_HTML.test(lower) && !isComponent(name))) {
-      if (lower === 'br' || lower === 'hr') emit(SOFT)
-      else if (lower === 'img' || name === 'Image') {
-        const alt = attrString(tag.attrs.alt)
-        if (alt) emit(`${SOFT}${alt}${SOFT}`)
-      } else if (isComponent(name)) {
-        const label = componentLabel(name, tag.attrs)
-        emit(label && !ADMONITIONS.has(name) ? `${SOFT}${label}${SOFT}` : SOFT)
-      }
-      return
-    }
-    if (tag.kind === 'open') {
-      const entry = { name, attrs: tag.attrs, tip: null as string | null }
-      if (DROP_CONTENT.has(name) || DROP_CONTENT.has(lower)) {
-        dropDepth++
-        open.push(entry)
-        return
-      }
-      if (name === 'Tooltip') {
-        entry.tip = attrString(tag.attrs.tip) ?? attrString(tag.attrs.content)
-      } else if (isComponent(name)) {
-        const label = componentLabel(name, tag.attrs)
-        emit(label ? `${SOFT}${joinLabel(label, '')}` : SOFT)
-      } else if (!INLINE_HTML.has(lower)) emit(SOFT)
-      open.push(entry)
-      return
-    }
-    // Look a bounded distance down the open tags (keeps malformed input from going quadratic).
-    let k = open.length - 1
-    const floor = Math.max(0, open.length - 64)
-    while (k >= floor && open[k]!.name !== name) k--
-    if (k < floor) {
-      if (isComponent(name)) events.push({ type: 'close', name, attrs: {} })
-      else if (!INLINE_HTML.has(lower)) emit(SOFT)
-      return
-    }
-    while (open.length > k) {
-      const e = open.pop()!
-      if (DROP_CONTENT.has(e.name) || DROP_CONTENT.has(e.name.toLowerCase())) dropDepth--
-      else if (e.tip) emit(` (${e.tip})`)
-      else if (isComponent(e.name) || !INLINE_HTML.has(e.name.toLowerCase())) emit(SOFT)
-    }
-  }
-
+  const reader = new PhrasingReader(tags)
   // Depth-first with an explicit stack: emphasis and links can nest deeply in hostile input.
   const stack: Nodes[] = [...nodes].reverse()
-  while (stack.length > 0) {
-    const node = stack.pop()!
+  while (stack.length > 0) reader.read(stack.pop()!, stack)
+  return reader.result()
+}
+
+interface OpenTag {
+  name: string
+  attrs: Record<string, AttrValue>
+  /** A Tooltip's tip, written after its text when it closes. */
+  tip: string | null
+}
+
+function dropsContent(name: string): boolean {
+  return DROP_CONTENT.has(name) || DROP_CONTENT.has(name.toLowerCase())
+}
+
+/** The text of one run of phrasing nodes, and the components it leaves open or closes. */
+class PhrasingReader {
+  private readonly out: string[] = []
+  private readonly events: TagEvent[] = []
+  private readonly open: OpenTag[] = []
+  /** Inside an element whose content is never shown (DROP_CONTENT) when above 0. */
+  private dropDepth = 0
+
+  constructor(private readonly tags: readonly JsxTag[]) {}
+
+  /** Write a leaf node's text, or push a parent's children onto the stack (first child on top). */
+  read(node: Nodes, stack: Nodes[]): void {
     switch (node.type) {
       case 'text':
-        emit(node.value.replace(/[\uE000-\uE002]/g, ''))
+        this.emit(node.value.replace(/[\uE000-\uE002]/g, ''))
         break
       case 'inlineCode':
-        emit(restoreTags(node.value, tags))
+        this.emit(restoreTags(node.value, this.tags))
         break
       case 'break':
-        emit(' ')
+        this.emit(' ')
         break
       case 'image':
       case 'imageReference':
-        emit(node.alt ?? '')
+        this.emit(node.alt ?? '')
         break
       case 'footnoteReference':
-        emit(`[${node.label ?? node.identifier}]`)
+        this.emit(`[${node.label ?? node.identifier}]`)
         break
       case 'html': {
-        const tag = tagOf(node.value, tags)
-        if (tag) handleTag(tag)
+        const tag = tagOf(node.value, this.tags)
+        if (tag) this.tag(tag)
         break
       }
       default:
         if ('children' in node) for (let k = node.children.length - 1; k >= 0; k--) stack.push(node.children[k]!)
     }
   }
-  for (const e of open) if (isComponent(e.name)) events.push({ type: 'open', name: e.name, attrs: e.attrs })
 
-  // A space left by a removed tag goes before punctuation and at the ends; nbsp reads as a space.
-  const text = out
-    .join('')
-    .replace(/[ \t\r\n\u00a0\uE002]*\uE002[ \t\r\n\u00a0\uE002]*(?=[,.;:!?)\]]|$)/g, '')
-    .replace(/^[ \t\r\n\u00a0\uE002]+/, '')
-    .replace(/[ \t\r\n\u00a0\uE002]+/g, ' ')
-    .trim()
-  return { text, events }
+  result(): InlineResult {
+    const events = [...this.events]
+    for (const e of this.open) if (isComponent(e.name)) events.push({ type: 'open', name: e.name, attrs: e.attrs })
+    // A space left by a removed tag goes before punctuation and at the ends; nbsp reads as a space.
+    const text = this.out
+      .join('')
+      .replace(/[ \t\r\n\u00a0\uE002]*\uE002[ \t\r\n\u00a0\uE002]*(?=[,.;:!?)\]]|$)/g, '')
+      .replace(/^[ \t\r\n\u00a0\uE002]+/, '')
+      .replace(/[ \t\r\n\u00a0\uE002]+/g, ' ')
+      .trim()
+    return { text, events }
+  }
+
+  private emit(t: string): void {
+    if (this.dropDepth === 0) this.out.push(t)
+  }
+
+  private tag(tag: ScannedTag & { raw?: string }): void {
+    if (tag.kind === 'comment' || tag.kind === 'decl') return
+    if (tag.kind === 'expr') {
+      // A literal ({"text"}) reads as its value; other expressions stay as written (often prose braces).
+      this.emit(literalValue(tag.name) ?? tag.raw ?? '')
+      return
+    }
+    const lower = tag.name.toLowerCase()
+    if (tag.kind === 'self' || (tag.kind === 'open' && VOID_HTML.test(lower) && !isComponent(tag.name))) this.voidTag(tag)
+    else if (tag.kind === 'open') this.openTag(tag)
+    else this.closeTag(tag.name)
+  }
+
+  /** A tag with no content: a break, an image's alt text, or a component's label. */
+  private voidTag({ name, attrs }: ScannedTag): void {
+    const lower = name.toLowerCase()
+    if (lower === 'br' || lower === 'hr') this.emit(SOFT)
+    else if (lower === 'img' || name === 'Image') {
+      const alt = attrString(attrs.alt)
+      if (alt) this.emit(`${SOFT}${alt}${SOFT}`)
+    } else if (isComponent(name)) {
+      const label = componentLabel(name, attrs)
+      this.emit(label && !ADMONITIONS.has(name) ? `${SOFT}${label}${SOFT}` : SOFT)
+    }
+  }
+
+  private openTag({ name, attrs }: ScannedTag): void {
+    const entry: OpenTag = { name, attrs, tip: null }
+    if (dropsContent(name)) {
+      this.dropDepth++
+      this.open.push(entry)
+      return
+    }
+    if (name === 'Tooltip') {
+      entry.tip = attrString(attrs.tip) ?? attrString(attrs.content)
+    } else if (isComponent(name)) {
+      const label = componentLabel(name, attrs)
+      this.emit(label ? `${SOFT}${joinLabel(label, '')}` : SOFT)
+    } else if (!INLINE_HTML.has(name.toLowerCase())) this.emit(SOFT)
+    this.open.push(entry)
+  }
+
+  /** Close `name` and whatever was left open inside it; a close with no open partner here is an event. */
+  private closeTag(name: string): void {
+    const open = this.open
+    // Look a bounded distance down the open tags (keeps malformed input from going quadratic).
+    let k = open.length - 1
+    const floor = Math.max(0, open.length - 64)
+    while (k >= floor && open[k]!.name !== name) k--
+    if (k < floor) {
+      if (isComponent(name)) this.events.push({ type: 'close', name, attrs: {} })
+      else if (!INLINE_HTML.has(name.toLowerCase())) this.emit(SOFT)
+      return
+    }
+    while (open.length > k) {
+      const e = open.pop()!
+      if (dropsContent(e.name)) this.dropDepth--
+      else if (e.tip) this.emit(` (${e.tip})`)
+      else if (isComponent(e.name) || !INLINE_HTML.has(e.name.toLowerCase())) this.emit(SOFT)
+    }
+  }
 }

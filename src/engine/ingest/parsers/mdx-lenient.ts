@@ -71,126 +71,145 @@ function clampPrefix(line: string): string {
 }
 
 export function prepareSource(text: string, mdx: boolean): Prepared {
-  const lines = text.split('\n')
-  const n = lines.length
-  const starts: number[] = []
-  for (let k = 0, at = 0; k < n; k++) {
-    starts.push(at)
-    at += lines[k]!.length + 1
-  }
-  const tags: JsxTag[] = []
-  const out: string[] = []
-  const lastBrace = mdx ? text.lastIndexOf('}') : -1
+  return new SourceRewriter(text, mdx).rewrite()
+}
 
-  const placeholder = (t: ScannedTag): string => {
-    tags.push({ ...t, raw: text.slice(t.start, t.end) })
-    const k = tags.length - 1
-    if (t.kind === 'close') return `</docent-jsx-${k}>`
-    return t.kind === 'open' ? `<docent-jsx-${k}>` : `<docent-jsx-${k} />`
-  }
-  /** A tag or expression at text[p] worth a placeholder, or null. Scans are bounded (limit). */
-  const scanAt = (p: number, limit: number): ScannedTag | null => {
-    const c = text[p]
-    // "{{{{" with no closing brace after it must not cost a scan per brace.
-    if (c === '{') return mdx && p < lastBrace ? scanTag(text, p, limit, true) : null
-    if (c !== '<') return null
-    if (JSX_START.test(text.slice(p, p + 40))) return scanTag(text, p, limit, mdx)
-    // A plain HTML tag is left alone unless it carries {expression} attributes CommonMark would refuse.
-    if (!mdx) return null
-    const t = scanTag(text, p, limit, true)
-    return t && text.slice(t.start, t.end).includes('{') ? t : null
-  }
-  /** Index of the line holding text[pos], from line i on. */
-  const lineAt = (i: number, pos: number): number => {
-    let k = i
-    while (k + 1 < n && starts[k + 1]! <= pos) k++
-    return k
-  }
-  const prevLine = () => out[out.length - 1] ?? ''
-  const afterHtml = () => /^\s*</.test(prevLine())
+/** One pass over the source, a line (or a fenced block, or a run of lines) at a time. */
+class SourceRewriter {
+  private readonly lines: string[]
+  private readonly n: number
+  /** The offset in the text of each line's first character. */
+  private readonly starts: number[] = []
+  private readonly tags: JsxTag[] = []
+  private readonly out: string[] = []
+  /** A `{` after the last `}` opens no expression (MDX only; -1 otherwise). */
+  private readonly lastBrace: number
+  /** The line being read. */
+  private i = 0
+  /** Lines before this one were measured already (each against MAX_PARAGRAPH once). */
+  private measured = 0
 
-  let i = 0
-  let measured = 0
-  // Front matter passes through (mdast reads it), and counts as a blank line before ESM. It ends
-  // at the first `---` or `...` line (both end a YAML document); micromark's front matter knows
-  // only `---`, and would read on to the next `---` of the file (a thematic break, hundreds of
-  // lines down in the CommonMark spec's own source), so a `...` closer is handed on as `---`.
-  if (lines[0] === '---') {
-    const end = lines.findIndex((l, k) => k > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(l))
-    if (end > 0) {
-      out.push(...lines.slice(0, end), '---', '')
-      i = end + 1
+  constructor(
+    private readonly text: string,
+    private readonly mdx: boolean,
+  ) {
+    this.lines = text.split('\n')
+    this.n = this.lines.length
+    for (let k = 0, at = 0; k < this.n; k++) {
+      this.starts.push(at)
+      at += this.lines[k]!.length + 1
     }
+    this.lastBrace = mdx ? text.lastIndexOf('}') : -1
   }
-  while (i < n) {
+
+  rewrite(): Prepared {
+    this.passFrontMatter()
+    while (this.i < this.n) this.rewriteLine()
+    return { source: this.out.join('\n'), tags: this.tags }
+  }
+
+  private rewriteLine(): void {
+    const { lines, mdx, i } = this
     const line = clampPrefix(lines[i]!)
-    const fm = FENCE.exec(line)
-    if (fm && !(fm[2]![0] === '`' && fm[3]!.includes('`'))) {
-      // A fence right after raw HTML ends the HTML block (MDX reads it as code, not as HTML text).
-      if (mdx && afterHtml()) out.push('')
-      const fence = fm[2]!
-      const close = new RegExp(`^[ \\t]*\\${fence[0]}{${fence.length},}[ \\t]*$`)
-      out.push(line)
-      for (i++; i < n;) {
-        out.push(lines[i]!)
-        if (close.test(lines[i++]!)) break
-      }
-      continue
-    }
-    // Each line is measured once, as part of the run of non-blank lines it starts or belongs to.
-    if (i >= measured && !lines[i]!.trimStart().startsWith('|')) {
-      let end = i
-      let size = 0
-      const inRun = (k: number) => k < n && lines[k]!.trim() !== '' && !FENCE.test(lines[k]!)
-      while (size <= MAX_PARAGRAPH && inRun(end)) size += lines[end++]!.length + 1
-      if (size > MAX_PARAGRAPH) {
-        while (inRun(end)) end++
-        const raw = lines.slice(i, end).join('\n')
-        tags.push({ kind: 'self', name: '', attrs: {}, start: 0, end: 0, raw, longText: raw })
-        if (prevLine().trim() !== '') out.push('')
-        out.push(`<docent-jsx-${tags.length - 1} />`, '')
-        i = end
-        continue
-      }
-      measured = Math.max(end, i + 1)
-    }
+    if (this.passFence(line) || this.takeLongParagraph()) return
     const body = line.trimStart()
     const indent = line.slice(0, line.length - body.length)
-    const bodyAt = starts[i]! + lines[i]!.length - body.length
-    if (mdx && indent === '' && prevLine().trim() === '' && ESM.test(body)) {
-      while (i < n && lines[i]!.trim() !== '') i++
-      continue
+    const bodyAt = this.starts[i]! + lines[i]!.length - body.length
+    if (mdx && indent === '' && this.prevLine().trim() === '' && ESM.test(body)) {
+      while (this.i < this.n && lines[this.i]!.trim() !== '') this.i++
+      return
     }
-    if (mdx && afterHtml() && ATX.test(line)) out.push('')
-
+    if (mdx && this.afterHtml() && ATX.test(line)) this.out.push('')
     if (body[0] === '{' ? mdx : body[0] === '<' && JSX_START.test(body)) {
-      // A run of tags with nothing after it on its (last) line is a block of its own.
-      const run: string[] = []
-      let p = bodyAt
-      let structural = false
-      for (;;) {
-        while (text[p] === ' ' || text[p] === '\t') p++
-        if (p >= text.length || text[p] === '\n') {
-          structural = run.length > 0
-          break
-        }
-        const t = scanAt(p, 4000)
-        if (!t) break
-        run.push(placeholder(t))
-        p = t.end
-      }
-      if (structural) {
-        if (prevLine().trim() !== '') out.push('')
-        out.push(indent + run.join(''), '')
-        i = lineAt(i, p) + 1
-        continue
-      }
-      tags.length -= run.length
+      if (this.passTagBlock(indent, bodyAt)) return
       // A component starting a line right after raw HTML is not part of that HTML block.
-      if (mdx && /^\s*<[a-z]/.test(prevLine())) out.push('')
+      if (mdx && /^\s*<[a-z]/.test(this.prevLine())) this.out.push('')
     }
+    this.rewriteInline(indent, bodyAt)
+  }
 
-    // Inline: rewrite tags and expressions within the line (a tag may continue on later lines).
+  /**
+   * Front matter passes through (mdast reads it), and counts as a blank line before ESM. It ends
+   * at the first `---` or `...` line (both end a YAML document); micromark's front matter knows
+   * only `---`, and would read on to the next `---` of the file (a thematic break, hundreds of
+   * lines down in the CommonMark spec's own source), so a `...` closer is handed on as `---`.
+   */
+  private passFrontMatter(): void {
+    const { lines } = this
+    if (lines[0] !== '---') return
+    const end = lines.findIndex((l, k) => k > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(l))
+    if (end > 0) {
+      this.out.push(...lines.slice(0, end), '---', '')
+      this.i = end + 1
+    }
+  }
+
+  /** A fenced code block, copied as written up to its closing fence; false when `line` opens none. */
+  private passFence(line: string): boolean {
+    const fm = FENCE.exec(line)
+    if (!fm || (fm[2]![0] === '`' && fm[3]!.includes('`'))) return false
+    // A fence right after raw HTML ends the HTML block (MDX reads it as code, not as HTML text).
+    if (this.mdx && this.afterHtml()) this.out.push('')
+    const fence = fm[2]!
+    const close = new RegExp(`^[ \\t]*\\${fence[0]}{${fence.length},}[ \\t]*$`)
+    this.out.push(line)
+    for (this.i++; this.i < this.n;) {
+      this.out.push(this.lines[this.i]!)
+      if (close.test(this.lines[this.i++]!)) break
+    }
+    return true
+  }
+
+  /**
+   * Each line is measured once, as part of the run of non-blank lines it starts or belongs to; a
+   * run over MAX_PARAGRAPH becomes one placeholder holding its text. False when the run is shorter.
+   */
+  private takeLongParagraph(): boolean {
+    const { lines, n, i } = this
+    if (i < this.measured || lines[i]!.trimStart().startsWith('|')) return false
+    let end = i
+    let size = 0
+    const inRun = (k: number) => k < n && lines[k]!.trim() !== '' && !FENCE.test(lines[k]!)
+    while (size <= MAX_PARAGRAPH && inRun(end)) size += lines[end++]!.length + 1
+    if (size <= MAX_PARAGRAPH) {
+      this.measured = Math.max(end, i + 1)
+      return false
+    }
+    while (inRun(end)) end++
+    const raw = lines.slice(i, end).join('\n')
+    this.tags.push({ kind: 'self', name: '', attrs: {}, start: 0, end: 0, raw, longText: raw })
+    if (this.prevLine().trim() !== '') this.out.push('')
+    this.out.push(`<docent-jsx-${this.tags.length - 1} />`, '')
+    this.i = end
+    return true
+  }
+
+  /** A run of tags with nothing after it on its (last) line is a block of its own. False (and no tag kept) otherwise. */
+  private passTagBlock(indent: string, bodyAt: number): boolean {
+    const { text } = this
+    const run: string[] = []
+    let p = bodyAt
+    for (;;) {
+      while (text[p] === ' ' || text[p] === '\t') p++
+      if (p >= text.length || text[p] === '\n') {
+        if (run.length === 0) return false
+        if (this.prevLine().trim() !== '') this.out.push('')
+        this.out.push(indent + run.join(''), '')
+        this.i = this.lineAt(this.i, p) + 1
+        return true
+      }
+      const t = this.scanAt(p, 4000)
+      if (!t) break
+      run.push(this.placeholder(t))
+      p = t.end
+    }
+    this.tags.length -= run.length
+    return false
+  }
+
+  /** Rewrite tags and expressions within the line (a tag may continue on later lines). */
+  private rewriteInline(indent: string, bodyAt: number): void {
+    const { text } = this
     let cur = indent
     let p = bodyAt
     let last = p
@@ -201,17 +220,52 @@ export function prepareSource(text: string, mdx: boolean): Prepared {
         continue
       }
       if (c === '<' || c === '{') {
-        const t = scanAt(p, c === '{' ? 2000 : 4000)
+        const t = this.scanAt(p, c === '{' ? 2000 : 4000)
         if (t) {
-          cur += text.slice(last, p) + placeholder(t)
+          cur += text.slice(last, p) + this.placeholder(t)
           p = last = t.end
           continue
         }
       }
       p++
     }
-    out.push(cur + text.slice(last, Math.min(p, text.length)))
-    i = lineAt(i, p) + 1
+    this.out.push(cur + text.slice(last, Math.min(p, text.length)))
+    this.i = this.lineAt(this.i, p) + 1
   }
-  return { source: out.join('\n'), tags }
+
+  private placeholder(t: ScannedTag): string {
+    this.tags.push({ ...t, raw: this.text.slice(t.start, t.end) })
+    const k = this.tags.length - 1
+    if (t.kind === 'close') return `</docent-jsx-${k}>`
+    return t.kind === 'open' ? `<docent-jsx-${k}>` : `<docent-jsx-${k} />`
+  }
+
+  /** A tag or expression at text[p] worth a placeholder, or null. Scans are bounded (limit). */
+  private scanAt(p: number, limit: number): ScannedTag | null {
+    const { text, mdx } = this
+    const c = text[p]
+    // "{{{{" with no closing brace after it must not cost a scan per brace.
+    if (c === '{') return mdx && p < this.lastBrace ? scanTag(text, p, limit, true) : null
+    if (c !== '<') return null
+    if (JSX_START.test(text.slice(p, p + 40))) return scanTag(text, p, limit, mdx)
+    // A plain HTML tag is left alone unless it carries {expression} attributes CommonMark would refuse.
+    if (!mdx) return null
+    const t = scanTag(text, p, limit, true)
+    return t && text.slice(t.start, t.end).includes('{') ? t : null
+  }
+
+  /** Index of the line holding text[pos], from line i on. */
+  private lineAt(i: number, pos: number): number {
+    let k = i
+    while (k + 1 < this.n && this.starts[k + 1]! <= pos) k++
+    return k
+  }
+
+  private prevLine(): string {
+    return this.out[this.out.length - 1] ?? ''
+  }
+
+  private afterHtml(): boolean {
+    return /^\s*</.test(this.prevLine())
+  }
 }

@@ -62,26 +62,36 @@ export function literalValue(expr: string): string | null {
  */
 export function scanTag(s: string, pos: number, limit = 4000, allowExpr = false): ScannedTag | null {
   const c0 = s[pos]
-  if (c0 === '{') {
-    if (!allowExpr) return null
-    const end = skipExpression(s, pos, limit)
-    if (end === -1) return null
-    const inner = s.slice(pos + 1, end - 1).trim()
-    return { kind: inner.startsWith('/*') && inner.endsWith('*/') ? 'comment' : 'expr', name: inner, attrs: {}, start: pos, end }
-  }
+  if (c0 === '{') return allowExpr ? scanExpression(s, pos, limit) : null
   if (c0 !== '<') return null
   const max = Math.min(s.length, pos + limit)
+  if (s.startsWith('<!--', pos) || s[pos + 1] === '!' || s[pos + 1] === '?') return scanCommentOrDecl(s, pos, max)
+  return scanElement(s, pos, max)
+}
+
+/** `{...}` at s[pos]: an expression, or a comment when it holds only a block comment. */
+function scanExpression(s: string, pos: number, limit: number): ScannedTag | null {
+  const end = skipExpression(s, pos, limit)
+  if (end === -1) return null
+  const inner = s.slice(pos + 1, end - 1).trim()
+  return { kind: inner.startsWith('/*') && inner.endsWith('*/') ? 'comment' : 'expr', name: inner, attrs: {}, start: pos, end }
+}
+
+/** `<!-- ... -->`, or a declaration or processing instruction (`<!DOCTYPE ...>`, `<?xml ...?>`). */
+function scanCommentOrDecl(s: string, pos: number, max: number): ScannedTag | null {
   if (s.startsWith('<!--', pos)) {
     const close = s.indexOf('-->', pos + 4)
     if (close === -1 || close + 3 > max) return null
     return { kind: 'comment', name: '', attrs: {}, start: pos, end: close + 3 }
   }
-  if (s[pos + 1] === '!' || s[pos + 1] === '?') {
-    if (!/[A-Za-z[]/.test(s[pos + 2] ?? '') && s[pos + 1] === '!') return null
-    const close = s.indexOf('>', pos + 2)
-    if (close === -1 || close >= max) return null
-    return { kind: 'decl', name: '', attrs: {}, start: pos, end: close + 1 }
-  }
+  if (!/[A-Za-z[]/.test(s[pos + 2] ?? '') && s[pos + 1] === '!') return null
+  const close = s.indexOf('>', pos + 2)
+  if (close === -1 || close >= max) return null
+  return { kind: 'decl', name: '', attrs: {}, start: pos, end: close + 1 }
+}
+
+/** An opening, closing or self-closing tag (or a fragment, `<>` / `</>`) at s[pos]. */
+function scanElement(s: string, pos: number, max: number): ScannedTag | null {
   let i = pos + 1
   let closing = false
   if (s[i] === '/') {
@@ -100,6 +110,11 @@ export function scanTag(s: string, pos: number, limit = 4000, allowExpr = false)
     if (s[i] !== '>') return null
     return { kind: 'close', name, attrs: {}, start: pos, end: i + 1 }
   }
+  return scanAttributes(s, pos, i, name, max)
+}
+
+/** The attributes of the tag named `name` from s[i] on, up to its `>` or `/>`. */
+function scanAttributes(s: string, pos: number, i: number, name: string, max: number): ScannedTag | null {
   const attrs: Record<string, AttrValue> = {}
   for (;;) {
     const before = i
@@ -127,24 +142,31 @@ export function scanTag(s: string, pos: number, limit = 4000, allowExpr = false)
     }
     j++
     while (j < max && /\s/.test(s[j]!)) j++
-    const q = s[j]
-    if (q === '"' || q === "'") {
-      const close = s.indexOf(q, j + 1)
-      if (close === -1 || close >= max) return null
-      attrs[attrName] = decodeHTML(s.slice(j + 1, close))
-      i = close + 1
-    } else if (q === '{') {
-      const e = skipExpression(s, j, max - j)
-      if (e === -1) return null
-      const lit = literalValue(s.slice(j + 1, e - 1))
-      if (lit !== null) attrs[attrName] = lit
-      i = e
-    } else {
-      const vs = j
-      while (j < max && !/[\s>"'=<`]/.test(s[j]!)) j++
-      if (j === vs) return null
-      attrs[attrName] = decodeHTML(s.slice(vs, j))
-      i = j
-    }
+    const value = scanAttrValue(s, j, max)
+    if (!value) return null
+    if (value.value !== null) attrs[attrName] = value.value
+    i = value.end
   }
+}
+
+/**
+ * An attribute's value at s[j]: quoted, `{expression}` (kept only when it is a literal, else
+ * null) or bare. Null when it is malformed.
+ */
+function scanAttrValue(s: string, j: number, max: number): { value: string | null; end: number } | null {
+  const q = s[j]
+  if (q === '"' || q === "'") {
+    const close = s.indexOf(q, j + 1)
+    if (close === -1 || close >= max) return null
+    return { value: decodeHTML(s.slice(j + 1, close)), end: close + 1 }
+  }
+  if (q === '{') {
+    const e = skipExpression(s, j, max - j)
+    if (e === -1) return null
+    return { value: literalValue(s.slice(j + 1, e - 1)), end: e }
+  }
+  const vs = j
+  while (j < max && !/[\s>"'=<`]/.test(s[j]!)) j++
+  if (j === vs) return null
+  return { value: decodeHTML(s.slice(vs, j)), end: j }
 }

@@ -47,6 +47,8 @@ interface Expectation {
   gitOid: string | null
 }
 
+type FileResult = { size: number; sha256: string }
+
 export async function downloadModel(
   folder: ModelFolder,
   hub: HubAccess,
@@ -79,14 +81,35 @@ export async function downloadModel(
       l.revisions[entry.id] = { repo: entry.repo, revision: resolved, resolvedAt: new Date().toISOString() }
     })
   }
-  const pinKey = `${entry.repo}@${revision}`
-  const pinned = lock.pins[pinKey] ?? {}
 
   // 3. What each file must be: catalog values first, then the lock, then the hub's tree (trust on first use).
   // The tree is skipped only when the catalog itself pins every file; otherwise it is read on every download, so a
   // hub that now publishes something else than pins.lock.json recorded is caught before any byte is fetched.
   const needsTree = entry.files.some((f) => f.sha256 === null || f.size === null)
   const tree = needsTree ? await listRepoFiles(hub.endpoint, entry.repo, revision, fetchImpl, signal) : null
+  const expectations = expectedFiles(entry, revision, lock.pins[`${entry.repo}@${revision}`] ?? {}, tree)
+
+  // 4. Download into .staging/<id>/, resuming what an earlier attempt left there.
+  const stageDir = path.join(folder.dir, STAGING, entry.id)
+  await prepareStaging(stageDir, entry, revision)
+  const download = { hub, entry, revision, fetchImpl, signal, onProgress }
+  const results = await downloadFiles(stageDir, expectations, download)
+  throwIfAborted(signal)
+
+  // 5. Everything verified: write docent.json and move the finished model into place in one rename.
+  const finalPath = await installStaged(folder, entry, stageDir, expectations)
+
+  // 6. Record: pins (first seen), the installation, and the active model if the role had none.
+  return recordDownload(folder, entry, revision, expectations, results, finalPath)
+}
+
+/** Every file to fetch with the hashes and size it must have; throws when one is missing or cannot be checked. */
+function expectedFiles(
+  entry: CatalogEntry,
+  revision: string,
+  pinned: PinsLock['pins'][string],
+  tree: Map<string, HubFile> | null,
+): Expectation[] {
   const expectations: Expectation[] = []
   for (const file of entry.files) {
     const p = pinned[file.path]
@@ -109,13 +132,24 @@ export async function downloadModel(
       throw new ModelManagerError(`${entry.repo}: no published hash to check ${e.file.path} against.`)
     }
   }
+  return expectations
+}
 
-  // 4. Download into .staging/<id>/, resuming what an earlier attempt left there.
-  const stageDir = path.join(folder.dir, STAGING, entry.id)
-  await prepareStaging(stageDir, entry, revision)
+interface FileDownload {
+  hub: HubAccess
+  entry: CatalogEntry
+  revision: string
+  fetchImpl: DownloadFetch
+  signal: AbortSignal
+  onProgress: ((p: ModelDownloadProgress) => void) | undefined
+}
+
+/** Each file into stageDir, one after the other, reusing those an earlier run finished; size and hash by path. */
+async function downloadFiles(stageDir: string, expectations: Expectation[], d: FileDownload): Promise<Map<string, FileResult>> {
+  const { hub, entry, signal } = d
   const overallTotal = expectations.reduce((a, e) => a + (e.size ?? e.file.approxBytes), 0)
   let doneBefore = 0
-  const results = new Map<string, { size: number; sha256: string }>()
+  const results = new Map<string, FileResult>()
   for (const [i, e] of expectations.entries()) {
     throwIfAborted(signal)
     const target = path.join(stageDir, ...e.file.path.split('/'))
@@ -123,19 +157,19 @@ export async function downloadModel(
     const result =
       already ??
       (await downloadFile({
-        url: resolveUrl(hub.endpoint, entry.repo, revision, e.file.path),
+        url: resolveUrl(hub.endpoint, entry.repo, d.revision, e.file.path),
         target,
         label: e.file.path,
         expectedSha256: e.sha256,
         expectedSize: e.size,
         expectedGitBlobSha1: e.sha256 === null ? e.gitOid : null,
         signal,
-        fetchImpl,
+        fetchImpl: d.fetchImpl,
         progressIntervalMs: hub.progressIntervalMs,
         maxAttempts: hub.retry.maxAttempts,
         backoffMs: hub.retry.backoffMs,
         onProgress: (p) =>
-          onProgress?.({
+          d.onProgress?.({
             ...p,
             catalogId: entry.id,
             fileIndex: i + 1,
@@ -147,9 +181,16 @@ export async function downloadModel(
     results.set(e.file.path, { size: result.size, sha256: result.sha256 })
     doneBefore += result.size
   }
-  throwIfAborted(signal)
+  return results
+}
 
-  // 5. Everything verified: write docent.json and move the finished model into place in one rename.
+/** The verified staging folder becomes the installed model (an LLM is its one .gguf file); returns where it is. */
+async function installStaged(
+  folder: ModelFolder,
+  entry: CatalogEntry,
+  stageDir: string,
+  expectations: Expectation[],
+): Promise<string> {
   if (entry.role !== 'llm' && entry.docent) {
     await writeJsonAtomic(path.join(stageDir, 'docent.json'), entry.docent)
   }
@@ -164,14 +205,24 @@ export async function downloadModel(
   } else {
     await folder.moveIntoPlace(stageDir, finalPath)
   }
+  return finalPath
+}
 
-  // 6. Record: pins (first seen), the installation, and the active model if the role had none.
+/** Pins the files first seen at this revision (and optional files found absent), then records the installation. */
+async function recordDownload(
+  folder: ModelFolder,
+  entry: CatalogEntry,
+  revision: string,
+  expectations: Expectation[],
+  results: Map<string, FileResult>,
+  finalPath: string,
+): Promise<InstalledModel> {
   const files = expectations.map((e) => {
-    const r = results.get(e.file.path) as { size: number; sha256: string }
+    const r = results.get(e.file.path) as FileResult
     return { path: entry.role === 'llm' ? entry.installName : e.file.path, size: r.size, sha256: r.sha256 }
   })
   await folder.updateLock((l) => {
-    const pins = (l.pins[pinKey] ??= {})
+    const pins = (l.pins[`${entry.repo}@${revision}`] ??= {})
     for (const f of entry.files) {
       const r = results.get(f.path)
       if (r) pins[f.path] = { sha256: r.sha256, size: r.size }

@@ -43,18 +43,41 @@ function startWorker(workerData: unknown): Worker {
 export async function loadEmbedderThreaded(dir: string, opts: EmbedderOptions = {}): Promise<Embedder> {
   configureOfflineEnv()
   const abs = await checkModelFolder(dir, 'embedding')
-  let tokenizer: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>
+  const tokenizer = await loadTokenizer(abs)
+  const worker = startWorker({ dir: abs, opts })
+  const ready = await waitUntilReady(worker, abs)
+  const calls = new WorkerCalls(worker)
+  return {
+    id: ready.id,
+    dims: ready.dims,
+    maxTokens: ready.maxTokens,
+    countTokens: (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length,
+    embedDocuments: (texts, signal) => calls.call(texts, false, signal),
+    embedQuery: async (text) => {
+      const [v] = await calls.call([text], true)
+      if (!v) throw new Error(`embedder ${ready.id}: no vector for the query`)
+      return v
+    },
+    dispose: async () => {
+      if (calls.dead) return
+      calls.fail(new Error('the embedder has been disposed'))
+      worker.postMessage({ type: 'dispose' })
+      await worker.terminate()
+    },
+  }
+}
+
+async function loadTokenizer(abs: string): Promise<Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>> {
   try {
-    tokenizer = await AutoTokenizer.from_pretrained(abs, { local_files_only: true })
+    return await AutoTokenizer.from_pretrained(abs, { local_files_only: true })
   } catch (err) {
     throw new ModelLoadError(abs, `cannot load the tokenizer in ${abs}: ${errorMessage(err)}`, { cause: err })
   }
-  const worker = startWorker({ dir: abs, opts })
-  const pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>()
-  let dead: Error | null = null
-  let nextId = 1
+}
 
-  const ready = await new Promise<{ id: string; dims: number; maxTokens: number }>((resolve, reject) => {
+/** The worker's 'ready' message; a load error, a failed start or an early exit rejects (and the worker is ended). */
+async function waitUntilReady(worker: Worker, abs: string): Promise<{ id: string; dims: number; maxTokens: number }> {
+  return new Promise<{ id: string; dims: number; maxTokens: number }>((resolve, reject) => {
     const onMessage = (m: FromWorker) => {
       if (m.type === 'ready') done(() => resolve(m))
       else if (m.type === 'load-error') done(() => reject(new ModelLoadError(abs, m.message)))
@@ -73,62 +96,57 @@ export async function loadEmbedderThreaded(dir: string, opts: EmbedderOptions = 
     await worker.terminate()
     throw err
   })
+}
 
-  worker.on('message', (m: FromWorker) => {
-    if (m.type !== 'result' && m.type !== 'error') return
-    const p = pending.get(m.id)
-    if (!p) return
-    pending.delete(m.id)
-    if (m.type === 'result') p.resolve(m.vectors)
-    else {
-      const err = new Error(m.message)
-      if (m.abort) err.name = 'AbortError'
-      p.reject(err)
-    }
-  })
-  const fail = (err: Error) => {
-    dead ??= err
-    for (const p of pending.values()) p.reject(err)
-    pending.clear()
+/** Embed calls to a ready worker, by id; when the worker dies, every pending call and every later one rejects. */
+class WorkerCalls {
+  private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>()
+  private nextId = 1
+  /** Why the worker can no longer embed, once it cannot. */
+  dead: Error | null = null
+
+  constructor(private readonly worker: Worker) {
+    worker.on('message', (m: FromWorker) => this.settle(m))
+    worker.on('error', (err) => this.fail(new Error(`the embedding worker crashed: ${errorMessage(err)}`)))
+    worker.on('exit', (code) => this.fail(new Error(`the embedding worker stopped (exit code ${code})`)))
+    // A worker waiting for work must not keep a CLI process alive.
+    worker.unref()
   }
-  worker.on('error', (err) => fail(new Error(`the embedding worker crashed: ${errorMessage(err)}`)))
-  worker.on('exit', (code) => fail(new Error(`the embedding worker stopped (exit code ${code})`)))
-  // A worker waiting for work must not keep a CLI process alive.
-  worker.unref()
 
-  const call = (texts: string[], query: boolean, signal?: AbortSignal): Promise<Float32Array[]> => {
-    if (dead) return Promise.reject(dead)
+  call(texts: string[], query: boolean, signal?: AbortSignal): Promise<Float32Array[]> {
+    if (this.dead) return Promise.reject(this.dead)
     if (signal?.aborted) return Promise.reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))
-    const id = nextId++
+    const worker = this.worker
+    const id = this.nextId++
     const onAbort = () => worker.postMessage({ type: 'abort', id })
     return new Promise<Float32Array[]>((resolve, reject) => {
-      pending.set(id, { resolve, reject })
+      this.pending.set(id, { resolve, reject })
       worker.ref()
       worker.postMessage({ type: 'embed', id, texts, query })
       signal?.addEventListener('abort', onAbort, { once: true })
     }).finally(() => {
       // One import signal serves thousands of calls: leaving listeners on it would leak.
       signal?.removeEventListener('abort', onAbort)
-      if (pending.size === 0) worker.unref()
+      if (this.pending.size === 0) worker.unref()
     })
   }
 
-  return {
-    id: ready.id,
-    dims: ready.dims,
-    maxTokens: ready.maxTokens,
-    countTokens: (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length,
-    embedDocuments: (texts, signal) => call(texts, false, signal),
-    embedQuery: async (text) => {
-      const [v] = await call([text], true)
-      if (!v) throw new Error(`embedder ${ready.id}: no vector for the query`)
-      return v
-    },
-    dispose: async () => {
-      if (dead) return
-      fail(new Error('the embedder has been disposed'))
-      worker.postMessage({ type: 'dispose' })
-      await worker.terminate()
-    },
+  fail(err: Error): void {
+    this.dead ??= err
+    for (const p of this.pending.values()) p.reject(err)
+    this.pending.clear()
+  }
+
+  private settle(m: FromWorker): void {
+    if (m.type !== 'result' && m.type !== 'error') return
+    const p = this.pending.get(m.id)
+    if (!p) return
+    this.pending.delete(m.id)
+    if (m.type === 'result') p.resolve(m.vectors)
+    else {
+      const err = new Error(m.message)
+      if (m.abort) err.name = 'AbortError'
+      p.reject(err)
+    }
   }
 }
