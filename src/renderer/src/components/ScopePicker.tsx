@@ -3,6 +3,7 @@ import { useChat } from '../stores/chat'
 import { useCollections } from '../stores/collections'
 import { CheckIcon, ChevronIcon } from './Icons'
 import { compareVersionsDesc, isPrerelease } from '../../../shared/versions'
+import type { Scope } from '../../../shared/search'
 
 /** Versions available for the chosen collections (all collections when none are chosen). */
 export function versionsInScope(collections: { id: string; versions: string[] }[], chosen: string[]): string[] {
@@ -36,6 +37,20 @@ function useCloseOnOutsidePress(open: boolean, inside: RefObject<HTMLElement | n
   }, [open])
 }
 
+/** A specific version that left the scope (collection deselected or removed) falls back to not chosen. */
+function useVersionLeavingScope(scope: Scope, versions: string[], collectionCount: number, setScope: (scope: Scope) => void) {
+  const version = scope.version
+  useEffect(() => {
+    if (version !== 'auto' && version !== 'all' && version !== 'latest' && !versions.includes(version) && collectionCount > 0) {
+      setScope({ ...scope, version: 'auto' })
+    }
+  }, [version, versions, collectionCount, scope, setScope])
+}
+
+function chosenLabel(chosen: string[]): string {
+  return chosen.length === 0 ? 'All collections' : chosen.length === 1 ? chosen[0]! : `${chosen.length} collections`
+}
+
 export function ScopePicker() {
   const collections = useCollections((s) => s.collections)
   const scope = useChat((s) => s.scope)
@@ -51,26 +66,14 @@ export function ScopePicker() {
 
   useCloseOnOutsidePress(open, [popRef, buttonRef], () => setOpen(false))
 
-  // A specific version that left the scope (collection deselected or removed) falls back to not chosen.
-  useEffect(() => {
-    if (
-      version !== 'auto' &&
-      version !== 'all' &&
-      version !== 'latest' &&
-      !versions.includes(version) &&
-      collections.length > 0
-    ) {
-      setScope({ ...scope, version: 'auto' })
-    }
-  }, [version, versions, collections.length, scope, setScope])
+  useVersionLeavingScope(scope, versions, collections.length, setScope)
 
   const toggle = (id: string) => {
     const next = chosen.includes(id) ? chosen.filter((c) => c !== id) : [...chosen, id]
     setScope({ ...scope, collections: next })
   }
 
-  const collectionsLabel =
-    chosen.length === 0 ? 'All collections' : chosen.length === 1 ? chosen[0]! : `${chosen.length} collections`
+  const collectionsLabel = chosenLabel(chosen)
 
   return (
     <div className="scope-picker" role="group" aria-label="Search scope">
