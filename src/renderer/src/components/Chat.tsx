@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState, type RefObject } from 'react'
 import type { AnswerSentence, AskResult, Citation } from '../lib/ask-types'
 import { renderAnswerHtml, markdownToSafeHtml } from '../lib/sanitize'
 import { activeTurn, useChat, type Turn } from '../stores/chat'
@@ -98,12 +98,7 @@ export function Composer() {
   const ref = useRef<HTMLTextAreaElement>(null)
   const searchOnly = searchOnlySetting || (modelsLoaded && !llm?.installed)
 
-  useEffect(() => {
-    const el = ref.current
-    if (!el) return
-    el.style.height = 'auto'
-    el.style.height = `${Math.min(el.scrollHeight, 200)}px`
-  }, [text])
+  useGrowWithText(ref, text)
 
   const send = () => {
     const q = text.trim()
@@ -149,21 +144,38 @@ export function Composer() {
           </button>
         )}
       </form>
-      <div id="composer-hint" className="composer-hint">
-        {searchOnly ? (
-          <span
-            className="pill"
-            title={searchOnlySetting ? 'Search-only mode is on in Models & Settings' : 'The chat model is not installed'}
-          >
-            <SearchIcon size={12} /> Search only: you'll get matching passages, not written answers
-          </span>
-        ) : (
-          <span className="pill pill-quiet">
-            <CheckIcon size={12} /> Answers cite their sources; citations are checked
-          </span>
-        )}
-        <span className="muted">Enter to send · Shift+Enter for a new line · Esc to stop</span>
-      </div>
+      <ComposerHint searchOnly={searchOnly} searchOnlySetting={searchOnlySetting} />
+    </div>
+  )
+}
+
+/** The question box grows with its text, up to 200 px, then scrolls. */
+function useGrowWithText(ref: RefObject<HTMLTextAreaElement | null>, text: string): void {
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    el.style.height = 'auto'
+    el.style.height = `${Math.min(el.scrollHeight, 200)}px`
+  }, [ref, text])
+}
+
+/** Says whether answers are written or only passages found (by the setting, or for want of a chat model). */
+function ComposerHint({ searchOnly, searchOnlySetting }: { searchOnly: boolean; searchOnlySetting: boolean }) {
+  return (
+    <div id="composer-hint" className="composer-hint">
+      {searchOnly ? (
+        <span
+          className="pill"
+          title={searchOnlySetting ? 'Search-only mode is on in Models & Settings' : 'The chat model is not installed'}
+        >
+          <SearchIcon size={12} /> Search only: you'll get matching passages, not written answers
+        </span>
+      ) : (
+        <span className="pill pill-quiet">
+          <CheckIcon size={12} /> Answers cite their sources; citations are checked
+        </span>
+      )}
+      <span className="muted">Enter to send · Shift+Enter for a new line · Esc to stop</span>
     </div>
   )
 }

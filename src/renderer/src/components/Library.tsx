@@ -79,9 +79,6 @@ function CollectionCard({ collection: c, id }: { collection: CollectionInfo | nu
   const stored = useCollections((s) => s.failures[id])
   const report = useCollections((s) => s.lastReports[id])
   const loadFailures = useCollections((s) => s.loadFailures)
-  const resync = useCollections((s) => s.resync)
-  const remove = useCollections((s) => s.remove)
-  const setOcr = useCollections((s) => s.setOcr)
   const running = job && !job.finished
 
   useEffect(() => {
@@ -91,16 +88,6 @@ function CollectionCard({ collection: c, id }: { collection: CollectionInfo | nu
   const failed = mergeIssues(stored ?? [], report?.failed ?? [])
   const skipped = report?.skipped_files ?? []
 
-  const onRemove = async () => {
-    const ok = await useNav.getState().ask({
-      title: `Remove “${id}”?`,
-      body: `Docent will forget the ${c ? plural(c.documents, 'document') : 'documents'} it indexed from ${c?.root ?? 'this folder'}. The files on disk are not touched.`,
-      confirmLabel: 'Remove',
-      danger: true,
-    })
-    if (ok) await remove(id)
-  }
-
   return (
     <article className="collection-card" aria-label={`Collection ${id}`}>
       <div className="collection-title">
@@ -108,79 +95,103 @@ function CollectionCard({ collection: c, id }: { collection: CollectionInfo | nu
         <span className="collection-name" title={c?.root ?? id}>
           {id}
         </span>
-        {c && (
-          <span className="card-actions">
-            <button
-              type="button"
-              className="icon-btn"
-              aria-label={`Re-sync ${id}`}
-              title="Re-sync: pick up added, changed and deleted files"
-              disabled={!!running}
-              onClick={() => void resync(id)}
-            >
-              <RefreshIcon size={15} />
-            </button>
-            <button
-              type="button"
-              className="icon-btn"
-              aria-label={`Remove ${id}`}
-              title="Remove from library"
-              disabled={!!running}
-              onClick={() => void onRemove()}
-            >
-              <TrashIcon size={15} />
-            </button>
-          </span>
-        )}
+        {c && <CollectionActions collection={c} id={id} running={!!running} />}
       </div>
-      {c && (
-        <>
-          <div className="collection-meta">
-            <span>{plural(c.documents, 'document')}</span>
-            <span aria-hidden="true">·</span>
-            <span>{c.versions.length ? plural(c.versions.length, 'version') : 'unversioned'}</span>
-          </div>
-          {c.versions.length > 0 && (
-            <div className="version-chips" aria-label="Versions found">
-              {c.versions
-                .slice()
-                .sort(compareVersionsDesc)
-                .slice(0, 4)
-                .map((v) => (
-                  <span key={v} className="chip">
-                    {v}
-                  </span>
-                ))}
-              {c.versions.length > 4 && <span className="chip chip-muted">+{c.versions.length - 4}</span>}
-            </div>
-          )}
-          <div className="collection-meta muted" title={c.last_sync_at ?? undefined}>
-            Synced {formatRelativeTime(c.last_sync_at)}
-          </div>
-          {c.ocr_pages > 0 && (
-            <div className="collection-meta muted">
-              {plural(c.ocr_pages, 'page')} read by text recognition
-              {c.low_confidence_pages > 0 && (
-                <span
-                  className="ocr-low"
-                  title="Tesseract was unsure of much of the text on these pages: check them against the page"
-                >
-                  {' '}
-                  · {plural(c.low_confidence_pages, 'page')} to check ({plural(c.low_confidence_documents, 'document')})
-                </span>
-              )}
-            </div>
-          )}
-          <label className="collection-meta small">
-            <input type="checkbox" checked={c.ocr} disabled={!!running} onChange={(e) => void setOcr(id, e.target.checked)} />{' '}
-            Read scanned pages and images (text recognition; re-sync to apply)
-          </label>
-        </>
-      )}
+      {c && <CollectionDetails collection={c} id={id} running={!!running} />}
       {job && running && <ImportProgressView job={job} />}
       {job && job.finished && <ImportSummary job={job} />}
       {(failed.length > 0 || skipped.length > 0) && <IssueList failed={failed} skipped={skipped} />}
     </article>
+  )
+}
+
+/** Re-sync and remove (after asking), both held while the collection is being imported. */
+function CollectionActions({ collection: c, id, running }: { collection: CollectionInfo; id: string; running: boolean }) {
+  const resync = useCollections((s) => s.resync)
+  const remove = useCollections((s) => s.remove)
+
+  const onRemove = async () => {
+    const ok = await useNav.getState().ask({
+      title: `Remove “${id}”?`,
+      body: `Docent will forget the ${plural(c.documents, 'document')} it indexed from ${c.root}. The files on disk are not touched.`,
+      confirmLabel: 'Remove',
+      danger: true,
+    })
+    if (ok) await remove(id)
+  }
+
+  return (
+    <span className="card-actions">
+      <button
+        type="button"
+        className="icon-btn"
+        aria-label={`Re-sync ${id}`}
+        title="Re-sync: pick up added, changed and deleted files"
+        disabled={running}
+        onClick={() => void resync(id)}
+      >
+        <RefreshIcon size={15} />
+      </button>
+      <button
+        type="button"
+        className="icon-btn"
+        aria-label={`Remove ${id}`}
+        title="Remove from library"
+        disabled={running}
+        onClick={() => void onRemove()}
+      >
+        <TrashIcon size={15} />
+      </button>
+    </span>
+  )
+}
+
+/** Counts, versions, last sync, text recognition and its switch. */
+function CollectionDetails({ collection: c, id, running }: { collection: CollectionInfo; id: string; running: boolean }) {
+  const setOcr = useCollections((s) => s.setOcr)
+  return (
+    <>
+      <div className="collection-meta">
+        <span>{plural(c.documents, 'document')}</span>
+        <span aria-hidden="true">·</span>
+        <span>{c.versions.length ? plural(c.versions.length, 'version') : 'unversioned'}</span>
+      </div>
+      {c.versions.length > 0 && (
+        <div className="version-chips" aria-label="Versions found">
+          {c.versions
+            .slice()
+            .sort(compareVersionsDesc)
+            .slice(0, 4)
+            .map((v) => (
+              <span key={v} className="chip">
+                {v}
+              </span>
+            ))}
+          {c.versions.length > 4 && <span className="chip chip-muted">+{c.versions.length - 4}</span>}
+        </div>
+      )}
+      <div className="collection-meta muted" title={c.last_sync_at ?? undefined}>
+        Synced {formatRelativeTime(c.last_sync_at)}
+      </div>
+      {c.ocr_pages > 0 && (
+        <div className="collection-meta muted">
+          {plural(c.ocr_pages, 'page')} read by text recognition
+          {c.low_confidence_pages > 0 && (
+            <span
+              className="ocr-low"
+              title="Tesseract was unsure of much of the text on these pages: check them against the page"
+            >
+              {' '}
+              · {plural(c.low_confidence_pages, 'page')} to check ({plural(c.low_confidence_documents, 'document')})
+            </span>
+          )}
+        </div>
+      )}
+      <label className="collection-meta small">
+        <input type="checkbox" checked={c.ocr} disabled={running} onChange={(e) => void setOcr(id, e.target.checked)} /> Read
+        scanned pages and images (text recognition; re-sync to apply)
+      </label>
+    </>
   )
 }
 

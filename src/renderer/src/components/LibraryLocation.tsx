@@ -35,14 +35,35 @@ type Status =
   | { kind: 'saved'; where: string }
   | { kind: 'error'; message: string }
 
-export function LibraryLocation() {
+async function testConnection(url: string, requireTls: boolean, password: string): Promise<Status> {
+  try {
+    const result = await call('library.testConnection', { url, requireTls, ...(password ? { password } : {}) })
+    return { kind: 'tested', result }
+  } catch (err) {
+    return { kind: 'error', message: errorMessage(err) }
+  }
+}
+
+/** The engine process was stopped on saving; this first request opens the library at the new location. */
+async function reopenAt(where: string): Promise<Status> {
+  const opened = await docent()
+    .invoke('app.info', {})
+    .catch((err: unknown) => ({ ok: false as const, error: { message: errorMessage(err) } }))
+  if (opened.ok) return { kind: 'saved', where }
+  return {
+    kind: 'error',
+    message: `Saved, but the library at ${where} could not be opened: ${opened.error.message} Test the connection, or choose This computer to go back.`,
+  }
+}
+
+/** The form's state, loaded from the main process, with its test and save actions. */
+function useLocationForm() {
   const [info, setInfo] = useState<LibraryLocationInfo | null>(null)
   const [kind, setKind] = useState<'local' | 'server'>('local')
   const [url, setUrl] = useState('')
   const [password, setPassword] = useState('')
   const [requireTls, setRequireTls] = useState(false)
   const [status, setStatus] = useState<Status>({ kind: 'idle' })
-  const ids = { url: useId(), password: useId(), tls: useId(), local: useId(), server: useId() }
 
   const show = (i: LibraryLocationInfo): void => {
     setInfo(i)
@@ -59,25 +80,12 @@ export function LibraryLocation() {
       .then((res) => (res.ok ? show(res.value) : setStatus({ kind: 'error', message: res.error.message })))
   }, [])
 
-  const saved = info?.location.kind === 'server' ? info.location.password : 'none'
   const checkedUrl = ServerUrl.safeParse(url)
-  const urlProblem = kind === 'server' && url.trim() && !checkedUrl.success ? checkedUrl.error.issues[0]?.message : null
-  const busy = status.kind === 'busy'
-  const canUseServer = checkedUrl.success && !busy
 
   const test = async (): Promise<void> => {
     if (!checkedUrl.success) return
     setStatus({ kind: 'busy', what: 'test' })
-    try {
-      const result = await call('library.testConnection', {
-        url: checkedUrl.data,
-        requireTls,
-        ...(password ? { password } : {}),
-      })
-      setStatus({ kind: 'tested', result })
-    } catch (err) {
-      setStatus({ kind: 'error', message: errorMessage(err) })
-    }
+    setStatus(await testConnection(checkedUrl.data, requireTls, password))
   }
 
   const save = async (): Promise<void> => {
@@ -95,29 +103,23 @@ export function LibraryLocation() {
     }
     setPassword('')
     show(res.value)
-    const where = res.value.location.kind === 'server' ? res.value.location.url : 'this computer'
-    // The engine process was stopped; this first request opens the library at the new location.
-    const opened = await docent()
-      .invoke('app.info', {})
-      .catch((err: unknown) => ({ ok: false as const, error: { message: errorMessage(err) } }))
-    if (!opened.ok) {
-      setStatus({
-        kind: 'error',
-        message: `Saved, but the library at ${where} could not be opened: ${opened.error.message} Test the connection, or choose This computer to go back.`,
-      })
-      return
-    }
-    setStatus({ kind: 'saved', where })
+    const reopened = await reopenAt(res.value.location.kind === 'server' ? res.value.location.url : 'this computer')
+    setStatus(reopened)
     // Everything on screen comes from the new location now.
-    await loadInitialState()
+    if (reopened.kind === 'saved') await loadInitialState()
   }
 
-  const passwordHint =
-    saved === 'saved'
-      ? 'Saved in the keychain; leave empty to keep it.'
-      : saved === 'environment' || info?.environmentPassword
-        ? 'Leave empty to use PGPASSWORD from Docent’s environment.'
-        : ''
+  return { info, kind, setKind, url, setUrl, password, setPassword, requireTls, setRequireTls, status, checkedUrl, test, save }
+}
+
+type LocationForm = ReturnType<typeof useLocationForm>
+
+export function LibraryLocation() {
+  const form = useLocationForm()
+  const { info, kind, setKind, status, checkedUrl } = form
+  const ids = { url: useId(), password: useId(), tls: useId(), local: useId(), server: useId() }
+  const busy = status.kind === 'busy'
+  const canUseServer = checkedUrl.success && !busy
 
   return (
     <section className="settings-group" aria-labelledby="location-title">
@@ -139,62 +141,11 @@ export function LibraryLocation() {
           </label>
         </fieldset>
 
-        {kind === 'server' && (
-          <>
-            <div className="field grow">
-              <label htmlFor={ids.url} className="small">
-                Server URL (without the password)
-              </label>
-              <input
-                id={ids.url}
-                className="input mono"
-                value={url}
-                onChange={(e) => setUrl(e.target.value)}
-                placeholder="postgres://docent@db.example.internal:5432/docs"
-                spellCheck={false}
-                autoComplete="off"
-                aria-invalid={!!urlProblem}
-              />
-              {urlProblem && (
-                <span className="small inline-error" role="alert">
-                  {urlProblem}
-                </span>
-              )}
-            </div>
-            <div className="field">
-              <label htmlFor={ids.password} className="small">
-                Password
-              </label>
-              <input
-                id={ids.password}
-                className="input"
-                type="password"
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-                placeholder={saved === 'saved' ? '(saved)' : ''}
-                autoComplete="off"
-              />
-              {passwordHint && <span className="small muted">{passwordHint}</span>}
-            </div>
-            {info && !info.canSavePassword && (
-              <div className="notice notice-warn" role="note">
-                <AlertIcon size={14} />{' '}
-                <span>
-                  This computer has no keychain Docent can keep a password in. Start Docent with PGPASSWORD set in its environment
-                  instead.
-                </span>
-              </div>
-            )}
-            <label htmlFor={ids.tls} className="location-tls">
-              <input id={ids.tls} type="checkbox" checked={requireTls} onChange={(e) => setRequireTls(e.target.checked)} />{' '}
-              Require TLS <span className="muted small">(sslmode=require: the server’s certificate is checked)</span>
-            </label>
-          </>
-        )}
+        {kind === 'server' && <ServerFields form={form} ids={ids} />}
 
         <div className="location-actions">
           {kind === 'server' && (
-            <button type="button" className="btn" disabled={!canUseServer} onClick={() => void test()}>
+            <button type="button" className="btn" disabled={!canUseServer} onClick={() => void form.test()}>
               {status.kind === 'busy' && status.what === 'test' ? 'Testing…' : 'Test connection'}
             </button>
           )}
@@ -202,7 +153,7 @@ export function LibraryLocation() {
             type="button"
             className="btn btn-primary"
             disabled={!info || busy || (kind === 'server' && !checkedUrl.success)}
-            onClick={() => void save()}
+            onClick={() => void form.save()}
           >
             {status.kind === 'busy' && status.what === 'save' ? 'Reopening…' : 'Save and reopen the library'}
           </button>
@@ -210,6 +161,71 @@ export function LibraryLocation() {
         <LocationStatus status={status} />
       </div>
     </section>
+  )
+}
+
+/** The server's URL, password and TLS fields, shown when the library lives on a PostgreSQL server. */
+function ServerFields({ form, ids }: { form: LocationForm; ids: { url: string; password: string; tls: string } }) {
+  const { info, url, setUrl, password, setPassword, requireTls, setRequireTls, checkedUrl } = form
+  const saved = info?.location.kind === 'server' ? info.location.password : 'none'
+  const urlProblem = url.trim() && !checkedUrl.success ? checkedUrl.error.issues[0]?.message : null
+  const passwordHint =
+    saved === 'saved'
+      ? 'Saved in the keychain; leave empty to keep it.'
+      : saved === 'environment' || info?.environmentPassword
+        ? 'Leave empty to use PGPASSWORD from Docent’s environment.'
+        : ''
+  return (
+    <>
+      <div className="field grow">
+        <label htmlFor={ids.url} className="small">
+          Server URL (without the password)
+        </label>
+        <input
+          id={ids.url}
+          className="input mono"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder="postgres://docent@db.example.internal:5432/docs"
+          spellCheck={false}
+          autoComplete="off"
+          aria-invalid={!!urlProblem}
+        />
+        {urlProblem && (
+          <span className="small inline-error" role="alert">
+            {urlProblem}
+          </span>
+        )}
+      </div>
+      <div className="field">
+        <label htmlFor={ids.password} className="small">
+          Password
+        </label>
+        <input
+          id={ids.password}
+          className="input"
+          type="password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          placeholder={saved === 'saved' ? '(saved)' : ''}
+          autoComplete="off"
+        />
+        {passwordHint && <span className="small muted">{passwordHint}</span>}
+      </div>
+      {info && !info.canSavePassword && (
+        <div className="notice notice-warn" role="note">
+          <AlertIcon size={14} />{' '}
+          <span>
+            This computer has no keychain Docent can keep a password in. Start Docent with PGPASSWORD set in its environment
+            instead.
+          </span>
+        </div>
+      )}
+      <label htmlFor={ids.tls} className="location-tls">
+        <input id={ids.tls} type="checkbox" checked={requireTls} onChange={(e) => setRequireTls(e.target.checked)} /> Require TLS{' '}
+        <span className="muted small">(sslmode=require: the server’s certificate is checked)</span>
+      </label>
+    </>
   )
 }
 

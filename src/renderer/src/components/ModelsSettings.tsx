@@ -1,7 +1,7 @@
 import { useId, useState } from 'react'
 import { docent } from '../docent'
 import { formatBytes, formatDuration, formatRate } from '../lib/format'
-import { roleLabel, rolePurpose, statusFor, useModels, type ModelRole } from '../stores/models'
+import { roleLabel, rolePurpose, statusFor, useModels, type ModelProgress, type ModelRole } from '../stores/models'
 import { ProgressBar } from './Common'
 import { AlertIcon, CheckIcon, DownloadIcon, FolderIcon } from './Icons'
 import { LibraryLocation } from './LibraryLocation'
@@ -30,11 +30,6 @@ export function downloadAdvice(error: string): string {
 }
 
 export function ModelsSettings() {
-  const info = useModels((s) => s.info)
-  const settings = useModels((s) => s.settings)
-  const setSearchOnly = useModels((s) => s.setSearchOnly)
-  const toggleId = useId()
-
   return (
     <section className="settings" aria-labelledby="settings-title">
       <header className="pane-header">
@@ -59,54 +54,70 @@ export function ModelsSettings() {
 
           <ImportModel />
 
-          <section className="settings-group" aria-labelledby="answers-title">
-            <h2 id="answers-title">Answers</h2>
-            <div className="toggle-row">
-              <div>
-                <label htmlFor={toggleId} className="toggle-label">
-                  Search only
-                </label>
-                <p className="muted small">
-                  Show the passages that match instead of writing an answer. Faster, and needs no chat model.
-                </p>
-              </div>
-              <input
-                id={toggleId}
-                type="checkbox"
-                role="switch"
-                className="switch"
-                checked={settings?.searchOnly ?? false}
-                disabled={!settings}
-                onChange={(e) => void setSearchOnly(e.target.checked)}
-              />
-            </div>
-          </section>
+          <AnswersSettings />
 
           <LibraryLocation />
 
-          <section className="settings-group" aria-labelledby="hw-title">
-            <h2 id="hw-title">This computer</h2>
-            <dl className="kv kv-wide">
-              <div className="kv-row">
-                <dt>Hardware found</dt>
-                <dd>{info?.hardware ?? 'unknown'}</dd>
-              </div>
-              <div className="kv-row">
-                <dt>Docent version</dt>
-                <dd>{info?.version ?? '—'}</dd>
-              </div>
-              <div className="kv-row">
-                <dt>Data folder</dt>
-                <dd className="mono">{info?.dataDir ?? '—'}</dd>
-              </div>
-              <div className="kv-row">
-                <dt>Models folder</dt>
-                <dd className="mono">{info?.modelsDir ?? '—'}</dd>
-              </div>
-            </dl>
-          </section>
+          <ThisComputer />
         </div>
       </div>
+    </section>
+  )
+}
+
+function AnswersSettings() {
+  const settings = useModels((s) => s.settings)
+  const setSearchOnly = useModels((s) => s.setSearchOnly)
+  const toggleId = useId()
+  return (
+    <section className="settings-group" aria-labelledby="answers-title">
+      <h2 id="answers-title">Answers</h2>
+      <div className="toggle-row">
+        <div>
+          <label htmlFor={toggleId} className="toggle-label">
+            Search only
+          </label>
+          <p className="muted small">
+            Show the passages that match instead of writing an answer. Faster, and needs no chat model.
+          </p>
+        </div>
+        <input
+          id={toggleId}
+          type="checkbox"
+          role="switch"
+          className="switch"
+          checked={settings?.searchOnly ?? false}
+          disabled={!settings}
+          onChange={(e) => void setSearchOnly(e.target.checked)}
+        />
+      </div>
+    </section>
+  )
+}
+
+function ThisComputer() {
+  const info = useModels((s) => s.info)
+  return (
+    <section className="settings-group" aria-labelledby="hw-title">
+      <h2 id="hw-title">This computer</h2>
+      <dl className="kv kv-wide">
+        <div className="kv-row">
+          <dt>Hardware found</dt>
+          <dd>{info?.hardware ?? 'unknown'}</dd>
+        </div>
+        <div className="kv-row">
+          <dt>Docent version</dt>
+          <dd>{info?.version ?? '—'}</dd>
+        </div>
+        <div className="kv-row">
+          <dt>Data folder</dt>
+          <dd className="mono">{info?.dataDir ?? '—'}</dd>
+        </div>
+        <div className="kv-row">
+          <dt>Models folder</dt>
+          <dd className="mono">{info?.modelsDir ?? '—'}</dd>
+        </div>
+      </dl>
     </section>
   )
 }
@@ -115,13 +126,11 @@ function ModelCard({ role }: { role: ModelRole }) {
   const statuses = useModels((s) => s.statuses)
   const download = useModels((s) => s.downloads[role])
   const startDownload = useModels((s) => s.download)
-  const setActive = useModels((s) => s.setActive)
   const status = statusFor(statuses, role)
   const installedNames = [...new Set(statuses.filter((s) => s.role === role && s.installed && s.name).map((s) => s.name!))]
+  // The card keeps the pending choice, so it outlives the chooser being hidden while only one model is installed.
   const [choice, setChoice] = useState<string | null>(null)
-  const selectId = useId()
   const downloading = download && !download.finished
-  const p = download?.progress ?? null
 
   return (
     <article className="model-card" aria-label={roleLabel(role)}>
@@ -160,51 +169,10 @@ function ModelCard({ role }: { role: ModelRole }) {
         </div>
       )}
       {installedNames.length > 1 && (
-        <div className="model-choose">
-          <label htmlFor={selectId} className="small">
-            {role === 'llm' ? 'Chat model to use' : 'Model to use'}
-          </label>
-          <select
-            id={selectId}
-            className="select"
-            value={choice ?? status?.active ?? installedNames[0]}
-            onChange={(e) => setChoice(e.target.value)}
-          >
-            {installedNames.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-          <button
-            type="button"
-            className="btn btn-small"
-            disabled={!choice || choice === status?.active}
-            onClick={() => choice && void setActive(role, choice).then(() => setChoice(null))}
-          >
-            Use this model
-          </button>
-        </div>
+        <ModelChooser role={role} names={installedNames} active={status?.active ?? null} choice={choice} onChoose={setChoice} />
       )}
       {downloading ? (
-        <div className="download-progress">
-          <div className="import-row small">
-            <span>Downloading {p?.file ?? '…'}</span>
-            <span>{p ? `${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}` : ''}</span>
-          </div>
-          <ProgressBar
-            value={p?.bytesDone ?? 0}
-            max={p?.bytesTotal ?? 0}
-            label={`Downloading the ${roleLabel(role).toLowerCase()}`}
-            indeterminate={!p || !p.bytesTotal}
-          />
-          {p && (
-            <div className="import-row small muted">
-              <span>{formatRate(p.bytesPerSecond / (1024 * 1024), 'MB')}</span>
-              <span>{p.etaSeconds != null ? `about ${formatDuration(p.etaSeconds * 1000)} left` : 'estimating…'}</span>
-            </div>
-          )}
-        </div>
+        <DownloadProgress role={role} progress={download.progress} />
       ) : (
         <>
           {download?.error && (
@@ -223,6 +191,64 @@ function ModelCard({ role }: { role: ModelRole }) {
         </>
       )}
     </article>
+  )
+}
+
+/** Picks which of several installed models of a role is used. */
+function ModelChooser(props: {
+  role: ModelRole
+  names: string[]
+  active: string | null
+  choice: string | null
+  onChoose(name: string | null): void
+}) {
+  const { role, names, active, choice, onChoose: setChoice } = props
+  const setActive = useModels((s) => s.setActive)
+  const selectId = useId()
+  return (
+    <div className="model-choose">
+      <label htmlFor={selectId} className="small">
+        {role === 'llm' ? 'Chat model to use' : 'Model to use'}
+      </label>
+      <select id={selectId} className="select" value={choice ?? active ?? names[0]} onChange={(e) => setChoice(e.target.value)}>
+        {names.map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        className="btn btn-small"
+        disabled={!choice || choice === active}
+        onClick={() => choice && void setActive(role, choice).then(() => setChoice(null))}
+      >
+        Use this model
+      </button>
+    </div>
+  )
+}
+
+function DownloadProgress({ role, progress: p }: { role: ModelRole; progress: ModelProgress | null }) {
+  return (
+    <div className="download-progress">
+      <div className="import-row small">
+        <span>Downloading {p?.file ?? '…'}</span>
+        <span>{p ? `${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}` : ''}</span>
+      </div>
+      <ProgressBar
+        value={p?.bytesDone ?? 0}
+        max={p?.bytesTotal ?? 0}
+        label={`Downloading the ${roleLabel(role).toLowerCase()}`}
+        indeterminate={!p || !p.bytesTotal}
+      />
+      {p && (
+        <div className="import-row small muted">
+          <span>{formatRate(p.bytesPerSecond / (1024 * 1024), 'MB')}</span>
+          <span>{p.etaSeconds != null ? `about ${formatDuration(p.etaSeconds * 1000)} left` : 'estimating…'}</span>
+        </div>
+      )}
+    </div>
   )
 }
 

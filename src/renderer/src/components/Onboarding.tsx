@@ -1,5 +1,5 @@
 import { useChat } from '../stores/chat'
-import { useCollections } from '../stores/collections'
+import { useCollections, type ImportJob } from '../stores/collections'
 import { roleLabel, statusFor, useModels, type ModelRole } from '../stores/models'
 import { useNav } from '../stores/nav'
 import { isPrerelease } from '../../../shared/versions'
@@ -26,19 +26,15 @@ export function Onboarding() {
   const collections = useCollections((s) => s.collections)
   const loaded = useCollections((s) => s.loaded)
   const jobs = useCollections((s) => s.jobs)
-  const statuses = useModels((s) => s.statuses)
-  const modelsLoaded = useModels((s) => s.loaded)
   const threads = useChat((s) => s.threads)
   const ask = useChat((s) => s.ask)
-  const setScreen = useNav((s) => s.setScreen)
   const searchOnly = useModels((s) => s.settings?.searchOnly ?? false)
 
   if (!loaded) return null
   const hasCollections = collections.length > 0
-  const running = Object.values(jobs).filter((j) => !j.finished)
-  const llm = statusFor(statuses, 'llm')
   const firstRun = !hasCollections || threads.length === 0
   const suggestions = suggestedQuestions(collections)
+  const onAsk = (q: string) => void ask(q, { searchOnly })
 
   if (!firstRun) {
     return (
@@ -46,13 +42,7 @@ export function Onboarding() {
         <SparkIcon size={28} />
         <h2>Ask about your documents</h2>
         <p className="muted">Answers come only from the folders in your library, with sources you can open.</p>
-        <div className="suggestions" role="group" aria-label="Suggested questions">
-          {suggestions.map((q) => (
-            <button key={q} type="button" className="suggestion" onClick={() => void ask(q, { searchOnly })}>
-              {q}
-            </button>
-          ))}
-        </div>
+        <Suggestions questions={suggestions} onAsk={onAsk} />
       </div>
     )
   }
@@ -66,56 +56,9 @@ export function Onboarding() {
       </p>
 
       <ol className="steps">
-        <li className={`step${hasCollections ? ' done' : ' current'}`}>
-          <StepMarker n={1} done={hasCollections} />
-          <div className="step-body">
-            <h3>Add a folder of documents</h3>
-            {hasCollections ? (
-              <p className="muted">
-                {collections.length === 1
-                  ? `“${collections[0]!.id}” is in your library.`
-                  : `${collections.length} folders are in your library.`}{' '}
-                Add more any time by dropping them on the window.
-              </p>
-            ) : running.length > 0 ? (
-              running.map((j) => <ImportProgressView key={j.jobId} job={j} />)
-            ) : (
-              <button type="button" className="drop-zone" onClick={() => void pickAndImportFolder()}>
-                <FolderIcon size={28} />
-                <span className="drop-zone-title">Drop a folder here, or click to choose one</span>
-                <span className="muted small">Markdown, MDX, HTML, PDF, Word and text files are read and indexed locally.</span>
-              </button>
-            )}
-          </div>
-        </li>
+        <FolderStep collections={collections} running={Object.values(jobs).filter((j) => !j.finished)} />
 
-        <li className={`step${hasCollections ? ' current' : ''}`}>
-          <StepMarker n={2} done={!!llm?.installed} />
-          <div className="step-body">
-            <h3>Check the models</h3>
-            <p className="muted">
-              Search works without any models. Written answers need the chat model; without it Docent shows the passages that
-              match.
-            </p>
-            {modelsLoaded && (
-              <ul className="model-checklist">
-                {ROLES.map((r) => {
-                  const s = statusFor(statuses, r)
-                  return (
-                    <li key={r} className={s?.installed ? 'ok' : 'missing'}>
-                      <span className={`status-dot ${s?.installed ? 'ok' : 'warn'}`} aria-hidden="true" />
-                      <span>{roleLabel(r)}</span>
-                      <span className="muted small">{s?.installed ? (s.name ?? 'installed') : 'not installed'}</span>
-                    </li>
-                  )
-                })}
-              </ul>
-            )}
-            <button type="button" className="btn btn-small" onClick={() => setScreen('models')}>
-              <GearIcon size={13} /> Open Models &amp; Settings
-            </button>
-          </div>
-        </li>
+        <ModelsStep hasCollections={hasCollections} />
 
         <li className={`step${hasCollections ? ' current' : ' later'}`}>
           <StepMarker n={3} done={false} />
@@ -124,23 +67,86 @@ export function Onboarding() {
             <p className="muted">
               {hasCollections ? 'Try one of these, or type your own below.' : 'Suggestions appear once a folder is imported.'}
             </p>
-            <div className="suggestions" role="group" aria-label="Suggested questions">
-              {suggestions.map((q) => (
-                <button
-                  key={q}
-                  type="button"
-                  className="suggestion"
-                  disabled={!hasCollections}
-                  onClick={() => void ask(q, { searchOnly })}
-                >
-                  {q}
-                </button>
-              ))}
-            </div>
+            <Suggestions questions={suggestions} onAsk={onAsk} disabled={!hasCollections} />
           </div>
         </li>
       </ol>
     </div>
+  )
+}
+
+function Suggestions({ questions, onAsk, disabled }: { questions: string[]; onAsk(q: string): void; disabled?: boolean }) {
+  return (
+    <div className="suggestions" role="group" aria-label="Suggested questions">
+      {questions.map((q) => (
+        <button key={q} type="button" className="suggestion" disabled={disabled} onClick={() => onAsk(q)}>
+          {q}
+        </button>
+      ))}
+    </div>
+  )
+}
+
+function FolderStep({ collections, running }: { collections: { id: string }[]; running: ImportJob[] }) {
+  const hasCollections = collections.length > 0
+  return (
+    <li className={`step${hasCollections ? ' done' : ' current'}`}>
+      <StepMarker n={1} done={hasCollections} />
+      <div className="step-body">
+        <h3>Add a folder of documents</h3>
+        {hasCollections ? (
+          <p className="muted">
+            {collections.length === 1
+              ? `“${collections[0]!.id}” is in your library.`
+              : `${collections.length} folders are in your library.`}{' '}
+            Add more any time by dropping them on the window.
+          </p>
+        ) : running.length > 0 ? (
+          running.map((j) => <ImportProgressView key={j.jobId} job={j} />)
+        ) : (
+          <button type="button" className="drop-zone" onClick={() => void pickAndImportFolder()}>
+            <FolderIcon size={28} />
+            <span className="drop-zone-title">Drop a folder here, or click to choose one</span>
+            <span className="muted small">Markdown, MDX, HTML, PDF, Word and text files are read and indexed locally.</span>
+          </button>
+        )}
+      </div>
+    </li>
+  )
+}
+
+function ModelsStep({ hasCollections }: { hasCollections: boolean }) {
+  const statuses = useModels((s) => s.statuses)
+  const modelsLoaded = useModels((s) => s.loaded)
+  const setScreen = useNav((s) => s.setScreen)
+  const llm = statusFor(statuses, 'llm')
+  return (
+    <li className={`step${hasCollections ? ' current' : ''}`}>
+      <StepMarker n={2} done={!!llm?.installed} />
+      <div className="step-body">
+        <h3>Check the models</h3>
+        <p className="muted">
+          Search works without any models. Written answers need the chat model; without it Docent shows the passages that match.
+        </p>
+        {modelsLoaded && (
+          <ul className="model-checklist">
+            {ROLES.map((r) => {
+              const s = statusFor(statuses, r)
+              return (
+                <li key={r} className={s?.installed ? 'ok' : 'missing'}>
+                  <span className={`status-dot ${s?.installed ? 'ok' : 'warn'}`} aria-hidden="true" />
+                  <span>{roleLabel(r)}</span>
+                  <span className="muted small">{s?.installed ? (s.name ?? 'installed') : 'not installed'}</span>
+                </li>
+              )
+            })}
+          </ul>
+        )}
+        <button type="button" className="btn btn-small" onClick={() => setScreen('models')}>
+          <GearIcon size={13} /> Open Models &amp; Settings
+        </button>
+      </div>
+    </li>
   )
 }
 

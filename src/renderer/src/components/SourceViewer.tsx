@@ -151,33 +151,47 @@ export function stepZoom(zoom: PdfZoom, fitScale: number, dir: 1 | -1): PdfZoom 
 }
 type PdfDoc = Awaited<ReturnType<PdfModule['openPdf']>>
 
-function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el: HTMLElement | null) => void }) {
-  const [doc, setDoc] = useState<{ mod: PdfModule; pdf: PdfDoc } | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  const [pageNum, setPageNum] = useState(view.page ?? 1)
-  const [rendering, setRendering] = useState(false)
-  const [zoom, setZoom] = useState<PdfZoom>('fit')
-  const [scaleShown, setScaleShown] = useState(1)
-  const wrapRef = useRef<HTMLDivElement>(null)
-  const fitScale = useRef(1)
-  const pageRef = useRef<HTMLDivElement>(null)
+type LoadedPdf = { mod: PdfModule; pdf: PdfDoc }
 
+/** Loads pdf.js on demand and opens the document; it is destroyed when the view changes or closes. */
+function useLoadedPdf(pdfBase64: string | null | undefined, onError: (message: string) => void): LoadedPdf | null {
+  const [doc, setDoc] = useState<LoadedPdf | null>(null)
   useEffect(() => {
     let cancelled = false
     let loaded: PdfDoc | null = null
     ;(async () => {
-      if (!view.pdf_base64) throw new Error('the PDF data is missing')
+      if (!pdfBase64) throw new Error('the PDF data is missing')
       const mod = await import('../lib/pdf')
-      loaded = await mod.openPdf(view.pdf_base64)
+      loaded = await mod.openPdf(pdfBase64)
       if (!cancelled) setDoc({ mod, pdf: loaded })
     })().catch((err: unknown) => {
-      if (!cancelled) setError(err instanceof Error ? err.message : String(err))
+      if (!cancelled) onError(err instanceof Error ? err.message : String(err))
     })
     return () => {
       cancelled = true
       void loaded?.destroy()
     }
-  }, [view.pdf_base64])
+  }, [pdfBase64])
+  return doc
+}
+
+/**
+ * Renders the shown page (canvas and text layer) at the zoom, into `pageRef`, whenever the page or
+ * zoom changes; on a cited page it marks the passage and reports the mark.
+ */
+function usePdfPage(
+  doc: LoadedPdf | null,
+  pageNum: number,
+  zoom: PdfZoom,
+  view: SourceView,
+  onHighlight: (el: HTMLElement | null) => void,
+  onError: (message: string) => void,
+) {
+  const [rendering, setRendering] = useState(false)
+  const [scaleShown, setScaleShown] = useState(1)
+  const wrapRef = useRef<HTMLDivElement>(null)
+  const fitScale = useRef(1)
+  const pageRef = useRef<HTMLDivElement>(null)
 
   useEffect(() => {
     if (!doc || !pageRef.current || !wrapRef.current) return
@@ -210,7 +224,7 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
     })()
       .catch((err: unknown) => {
         if (!cancelled && !(err instanceof Error && err.name === 'RenderingCancelledException'))
-          setError(err instanceof Error ? err.message : String(err))
+          onError(err instanceof Error ? err.message : String(err))
       })
       .finally(() => {
         if (!cancelled) setRendering(false)
@@ -219,6 +233,16 @@ function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el
       cancelled = true
     }
   }, [doc, pageNum, zoom, view.page, view.page_end, view.passage, view.ocr, onHighlight])
+
+  return { rendering, scaleShown, wrapRef, fitScale, pageRef }
+}
+
+function PdfDocument({ view, onHighlight }: { view: SourceView; onHighlight: (el: HTMLElement | null) => void }) {
+  const [error, setError] = useState<string | null>(null)
+  const [pageNum, setPageNum] = useState(view.page ?? 1)
+  const [zoom, setZoom] = useState<PdfZoom>('fit')
+  const doc = useLoadedPdf(view.pdf_base64, setError)
+  const { rendering, scaleShown, wrapRef, fitScale, pageRef } = usePdfPage(doc, pageNum, zoom, view, onHighlight, setError)
 
   const zoomBy = (dir: 1 | -1) => setZoom((z) => stepZoom(z, fitScale.current, dir))
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {

@@ -274,41 +274,15 @@ export function TracePanel() {
       </div>
     )
 
-  const question = data?.question ?? trace.question
-  const standalone = data?.data.standalone_question ?? data?.data.result.rewritten_question
-  const rewritten = standalone && standalone !== question ? standalone : null
-  const scope = data?.data.scope ?? data?.data.result.scope_label
   const gate = data?.data.gate
   const verification = data?.data.verification
-  const outcome = data?.outcome
   const stages = data?.data.stages_ms
   const retrievalTimings = data?.data.retrieval?.timings_ms
   const total = data?.ms ?? null
 
   return (
     <div className="trace">
-      <Section title="Query">
-        <dl className="kv">
-          <div className="kv-row">
-            <dt>Asked</dt>
-            <dd>{text(question)}</dd>
-          </div>
-          <div className="kv-row">
-            <dt>Searched for</dt>
-            <dd>{rewritten ? text(rewritten) : <span className="muted">the question as asked</span>}</dd>
-          </div>
-          <div className="kv-row">
-            <dt>Scope</dt>
-            <dd>{typeof scope === 'object' ? <ScopeText scope={scope} /> : text(scope)}</dd>
-          </div>
-          {outcome !== undefined && (
-            <div className="kv-row">
-              <dt>Outcome</dt>
-              <dd>{text(outcome)}</dd>
-            </div>
-          )}
-        </dl>
-      </Section>
+      <QuerySection data={data ?? null} asked={trace.question} />
 
       <Section title={`Passages (${rows.length})`}>
         <PassagesTable rows={rows} />
@@ -336,22 +310,7 @@ export function TracePanel() {
       )}
       {(stages || retrievalTimings) && (
         <Section title={`Timings${total != null ? ` (${formatMs(total)} in all)` : ''}`}>
-          <table className="timings">
-            <tbody>
-              {Object.entries(stages ?? {}).map(([k, v]) => (
-                <tr key={`s-${k}`}>
-                  <th scope="row">{k.replace(/_ms$/, '').replace(/_/g, ' ')}</th>
-                  <td className="num">{formatMs(v)}</td>
-                </tr>
-              ))}
-              {Object.entries(retrievalTimings ?? {}).map(([k, v]) => (
-                <tr key={`r-${k}`} className="sub">
-                  <th scope="row">search: {k.replace(/_ms$/, '').replace(/_/g, ' ')}</th>
-                  <td className="num">{formatMs(v)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <TimingsTable stages={stages} retrieval={retrievalTimings} />
         </Section>
       )}
       <details className="raw-trace">
@@ -359,5 +318,65 @@ export function TracePanel() {
         <pre>{JSON.stringify(data, null, 2)}</pre>
       </details>
     </div>
+  )
+}
+
+function QuerySection({ data, asked }: { data: StoredTrace | null; asked: string | null }) {
+  const question = data?.question ?? asked
+  const standalone = data?.data.standalone_question ?? data?.data.result.rewritten_question
+  const rewritten = standalone && standalone !== question ? standalone : null
+  const scope = data?.data.scope ?? data?.data.result.scope_label
+  const outcome = data?.outcome
+  return (
+    <Section title="Query">
+      <dl className="kv">
+        <div className="kv-row">
+          <dt>Asked</dt>
+          <dd>{text(question)}</dd>
+        </div>
+        <div className="kv-row">
+          <dt>Searched for</dt>
+          <dd>{rewritten ? text(rewritten) : <span className="muted">the question as asked</span>}</dd>
+        </div>
+        <div className="kv-row">
+          <dt>Scope</dt>
+          <dd>{typeof scope === 'object' ? <ScopeText scope={scope} /> : text(scope)}</dd>
+        </div>
+        {outcome !== undefined && (
+          <div className="kv-row">
+            <dt>Outcome</dt>
+            <dd>{text(outcome)}</dd>
+          </div>
+        )}
+      </dl>
+    </Section>
+  )
+}
+
+/** The answer's stages, then the search's own steps, each without its `_ms`. */
+function TimingsTable({
+  stages,
+  retrieval,
+}: {
+  stages: StoredTrace['data']['stages_ms'] | undefined
+  retrieval: NonNullable<StoredTrace['data']['retrieval']>['timings_ms'] | undefined
+}) {
+  return (
+    <table className="timings">
+      <tbody>
+        {Object.entries(stages ?? {}).map(([k, v]) => (
+          <tr key={`s-${k}`}>
+            <th scope="row">{k.replace(/_ms$/, '').replace(/_/g, ' ')}</th>
+            <td className="num">{formatMs(v)}</td>
+          </tr>
+        ))}
+        {Object.entries(retrieval ?? {}).map(([k, v]) => (
+          <tr key={`r-${k}`} className="sub">
+            <th scope="row">search: {k.replace(/_ms$/, '').replace(/_/g, ' ')}</th>
+            <td className="num">{formatMs(v)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   )
 }

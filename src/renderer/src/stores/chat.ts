@@ -1,4 +1,4 @@
-import { create } from 'zustand'
+import { create, type StoreApi } from 'zustand'
 import {
   askResultBase,
   type AskEvent,
@@ -109,6 +109,179 @@ function applyEvent(turn: Turn, ev: AskEvent): Turn {
   }
 }
 
+type SetChat = StoreApi<ChatState>['setState']
+type GetChat = StoreApi<ChatState>['getState']
+
+function patchTurn(set: SetChat, turnId: string, patch: (t: Turn) => Turn): void {
+  set((s) => ({ turns: s.turns.map((t) => (t.id === turnId ? patch(t) : t)) }))
+}
+
+/** A turn not yet answered; `status` and `sentAt` say whether it is being asked now or restored. */
+function blankTurn(question: string, scope: Scope, fields: Pick<Turn, 'searchOnly' | 'status' | 'sentAt'>): Turn {
+  return {
+    id: `t${nextTurn++}`,
+    question,
+    scope,
+    searchOnly: fields.searchOnly,
+    requestId: null,
+    status: fields.status,
+    stages: [],
+    draft: '',
+    draftAttempt: 1,
+    passages: [],
+    progress: null,
+    sentAt: fields.sentAt,
+    progressAt: null,
+    stoppedAt: null,
+    result: null,
+    error: null,
+  }
+}
+
+function threadActions(
+  set: SetChat,
+  get: GetChat,
+): Pick<ChatState, 'refreshThreads' | 'newThread' | 'openThread' | 'deleteThread'> {
+  return {
+    refreshThreads: async () => {
+      try {
+        const stored = await call('threads.list', {})
+        // The conversation being answered is listed before the engine has stored it (or when it
+        // never will: a read-only library), as long as its question is open.
+        const { threadId, turns, threads } = get()
+        const open = activeTurn(turns) ? threads.find((t) => t.id === threadId && !stored.some((x) => x.id === t.id)) : undefined
+        const list = open ? [...stored, open] : [...stored]
+        set({ threads: list.sort((a, b) => b.updated_at.localeCompare(a.updated_at)) })
+      } catch {
+        // The list is a convenience; chat keeps working without it.
+      }
+    },
+
+    newThread: () => {
+      if (activeTurn(get().turns)) void get().stop()
+      set({ threadId: null, turns: [] })
+    },
+
+    openThread: async (threadId) => {
+      if (activeTurn(get().turns)) void get().stop()
+      set({ threadId, turns: [], loadingThread: true })
+      try {
+        const thread = await call('threads.get', { threadId })
+        if (get().threadId !== threadId) return
+        const turns = turnsFromThread(thread, get().scope)
+        set({ turns })
+        void restoreCitations(threadId, turns)
+      } catch (err) {
+        useNav.getState().notify(`Couldn't open the conversation: ${errorMessage(err)}`, 'error')
+      } finally {
+        set({ loadingThread: false })
+      }
+    },
+
+    deleteThread: async (threadId) => {
+      try {
+        await call('threads.delete', { threadId })
+        if (get().threadId === threadId) set({ threadId: null, turns: [] })
+        set((s) => ({ threads: s.threads.filter((t) => t.id !== threadId) }))
+      } catch (err) {
+        useNav.getState().notify(`Couldn't delete the conversation: ${errorMessage(err)}`, 'error')
+      }
+    },
+  }
+}
+
+async function askQuestion(set: SetChat, get: GetChat, question: string, opts: { searchOnly?: boolean }): Promise<void> {
+  const text = question.trim()
+  if (!text || activeTurn(get().turns)) return
+  const scope = get().scope
+  const turn = blankTurn(text, scope, { searchOnly: opts.searchOnly ?? false, status: 'sending', sentAt: Date.now() })
+  // A new conversation gets its id here, not from its answer, so the sidebar lists it at once
+  // (the engine creates a thread it is given: AskRequest.threadId).
+  const threadId = get().threadId ?? newThreadId()
+  set((s) => ({
+    turns: [...s.turns, turn],
+    threadId,
+    threads: s.threads.some((t) => t.id === threadId)
+      ? s.threads
+      : [{ id: threadId, title: text, updated_at: new Date().toISOString() }, ...s.threads],
+  }))
+  try {
+    const { requestId } = await call('ask', {
+      question: text,
+      scope,
+      threadId,
+      ...(opts.searchOnly ? { searchOnly: true } : {}),
+    })
+    patchTurn(set, turn.id, (t) => ({ ...t, requestId }))
+    const early = pending.get(requestId)
+    pending.delete(requestId)
+    for (const ev of early ?? []) get().receive(requestId, ev)
+  } catch (err) {
+    patchTurn(set, turn.id, (t) => ({ ...t, status: 'error', error: errorMessage(err) }))
+  }
+}
+
+/** The event beat invoke('ask') back: keep it until the requestId is known (bounded). */
+function keepEarlyEvent(requestId: string, ev: AskEvent | DoneMarker): void {
+  const list = pending.get(requestId) ?? []
+  if (list.length < 5000) list.push(ev)
+  pending.set(requestId, list)
+  if (pending.size > 50) pending.delete(pending.keys().next().value!)
+}
+
+function receiveEvent(set: SetChat, get: GetChat, requestId: string, ev: AskEvent | DoneMarker): void {
+  const turn = get().turns.find((t) => t.requestId === requestId)
+  if (!turn) return keepEarlyEvent(requestId, ev)
+  if (turn.status === 'stopped' || turn.status === 'error' || turn.status === 'done') return
+  if (isDone(ev)) {
+    const error = ev.error ?? 'The answer ended without a result. Try again.'
+    patchTurn(set, turn.id, (t) => ({ ...t, status: 'error', error }))
+    void get().refreshThreads()
+    return
+  }
+  const first = turn.stages.length === 0 && turn.passages.length === 0 && !turn.progress
+  patchTurn(set, turn.id, (t) => applyEvent(t, ev))
+  // By its first event the engine has stored the thread: list it with its stored title and time.
+  if (first && ev.type !== 'final') void get().refreshThreads()
+  if (ev.type === 'final') {
+    if (ev.result.thread_id && get().threadId !== ev.result.thread_id) set({ threadId: ev.result.thread_id })
+    void get().refreshThreads()
+  }
+}
+
+function askActions(set: SetChat, get: GetChat): Pick<ChatState, 'ask' | 'retry' | 'stop' | 'receive' | 'finish'> {
+  return {
+    ask: (question, opts = {}) => askQuestion(set, get, question, opts),
+
+    retry: async (turnId) => {
+      const turn = get().turns.find((t) => t.id === turnId)
+      if (!turn || activeTurn(get().turns)) return
+      const before = get().scope
+      set({ scope: turn.scope })
+      await get().ask(turn.question, { searchOnly: turn.searchOnly })
+      set({ scope: before })
+    },
+
+    stop: async () => {
+      const turn = activeTurn(get().turns)
+      if (!turn) return
+      patchTurn(set, turn.id, (t) => ({ ...t, status: 'stopped', stoppedAt: Date.now() }))
+      if (turn.requestId) {
+        try {
+          await call('ask.cancel', { requestId: turn.requestId })
+        } catch {
+          // Already finished or gone: the turn is stopped either way.
+        }
+      }
+      void get().refreshThreads()
+    },
+
+    receive: (requestId, ev) => receiveEvent(set, get, requestId, ev),
+
+    finish: (requestId, error) => get().receive(requestId, { [DONE]: true, error } satisfies DoneMarker),
+  }
+}
+
 export const useChat = create<ChatState>()((set, get) => ({
   threadId: null,
   threads: [],
@@ -116,155 +289,9 @@ export const useChat = create<ChatState>()((set, get) => ({
   // 'auto': no version chosen, so a version the question names is searched (else every version).
   scope: { collections: [], version: 'auto' },
   loadingThread: false,
-
   setScope: (scope) => set({ scope }),
-
-  refreshThreads: async () => {
-    try {
-      const stored = await call('threads.list', {})
-      // The conversation being answered is listed before the engine has stored it (or when it
-      // never will: a read-only library), as long as its question is open.
-      const { threadId, turns, threads } = get()
-      const open = activeTurn(turns) ? threads.find((t) => t.id === threadId && !stored.some((x) => x.id === t.id)) : undefined
-      const list = open ? [...stored, open] : [...stored]
-      set({ threads: list.sort((a, b) => b.updated_at.localeCompare(a.updated_at)) })
-    } catch {
-      // The list is a convenience; chat keeps working without it.
-    }
-  },
-
-  newThread: () => {
-    if (activeTurn(get().turns)) void get().stop()
-    set({ threadId: null, turns: [] })
-  },
-
-  openThread: async (threadId) => {
-    if (activeTurn(get().turns)) void get().stop()
-    set({ threadId, turns: [], loadingThread: true })
-    try {
-      const thread = await call('threads.get', { threadId })
-      if (get().threadId !== threadId) return
-      const turns = turnsFromThread(thread, get().scope)
-      set({ turns })
-      void restoreCitations(threadId, turns)
-    } catch (err) {
-      useNav.getState().notify(`Couldn't open the conversation: ${errorMessage(err)}`, 'error')
-    } finally {
-      set({ loadingThread: false })
-    }
-  },
-
-  deleteThread: async (threadId) => {
-    try {
-      await call('threads.delete', { threadId })
-      if (get().threadId === threadId) set({ threadId: null, turns: [] })
-      set((s) => ({ threads: s.threads.filter((t) => t.id !== threadId) }))
-    } catch (err) {
-      useNav.getState().notify(`Couldn't delete the conversation: ${errorMessage(err)}`, 'error')
-    }
-  },
-
-  ask: async (question, opts = {}) => {
-    const text = question.trim()
-    if (!text || activeTurn(get().turns)) return
-    const scope = get().scope
-    const turn: Turn = {
-      id: `t${nextTurn++}`,
-      question: text,
-      scope,
-      searchOnly: opts.searchOnly ?? false,
-      requestId: null,
-      status: 'sending',
-      stages: [],
-      draft: '',
-      draftAttempt: 1,
-      passages: [],
-      progress: null,
-      sentAt: Date.now(),
-      progressAt: null,
-      stoppedAt: null,
-      result: null,
-      error: null,
-    }
-    // A new conversation gets its id here, not from its answer, so the sidebar lists it at once
-    // (the engine creates a thread it is given: AskRequest.threadId).
-    const threadId = get().threadId ?? newThreadId()
-    set((s) => ({
-      turns: [...s.turns, turn],
-      threadId,
-      threads: s.threads.some((t) => t.id === threadId)
-        ? s.threads
-        : [{ id: threadId, title: text, updated_at: new Date().toISOString() }, ...s.threads],
-    }))
-    try {
-      const { requestId } = await call('ask', {
-        question: text,
-        scope,
-        threadId,
-        ...(opts.searchOnly ? { searchOnly: true } : {}),
-      })
-      set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, requestId } : t)) }))
-      const early = pending.get(requestId)
-      pending.delete(requestId)
-      for (const ev of early ?? []) get().receive(requestId, ev)
-    } catch (err) {
-      set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, status: 'error', error: errorMessage(err) } : t)) }))
-    }
-  },
-
-  retry: async (turnId) => {
-    const turn = get().turns.find((t) => t.id === turnId)
-    if (!turn || activeTurn(get().turns)) return
-    const before = get().scope
-    set({ scope: turn.scope })
-    await get().ask(turn.question, { searchOnly: turn.searchOnly })
-    set({ scope: before })
-  },
-
-  stop: async () => {
-    const turn = activeTurn(get().turns)
-    if (!turn) return
-    set((s) => ({
-      turns: s.turns.map((t) => (t.id === turn.id ? { ...t, status: 'stopped', stoppedAt: Date.now() } : t)),
-    }))
-    if (turn.requestId) {
-      try {
-        await call('ask.cancel', { requestId: turn.requestId })
-      } catch {
-        // Already finished or gone: the turn is stopped either way.
-      }
-    }
-    void get().refreshThreads()
-  },
-
-  receive: (requestId, ev) => {
-    const turn = get().turns.find((t) => t.requestId === requestId)
-    if (!turn) {
-      // The event beat invoke('ask') back: keep it until the requestId is known (bounded).
-      const list = pending.get(requestId) ?? []
-      if (list.length < 5000) list.push(ev)
-      pending.set(requestId, list)
-      if (pending.size > 50) pending.delete(pending.keys().next().value!)
-      return
-    }
-    if (turn.status === 'stopped' || turn.status === 'error' || turn.status === 'done') return
-    if (isDone(ev)) {
-      const error = ev.error ?? 'The answer ended without a result. Try again.'
-      set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? { ...t, status: 'error', error } : t)) }))
-      void get().refreshThreads()
-      return
-    }
-    const first = turn.stages.length === 0 && turn.passages.length === 0 && !turn.progress
-    set((s) => ({ turns: s.turns.map((t) => (t.id === turn.id ? applyEvent(t, ev) : t)) }))
-    // By its first event the engine has stored the thread: list it with its stored title and time.
-    if (first && ev.type !== 'final') void get().refreshThreads()
-    if (ev.type === 'final') {
-      if (ev.result.thread_id && get().threadId !== ev.result.thread_id) set({ threadId: ev.result.thread_id })
-      void get().refreshThreads()
-    }
-  },
-
-  finish: (requestId, error) => get().receive(requestId, { [DONE]: true, error } satisfies DoneMarker),
+  ...threadActions(set, get),
+  ...askActions(set, get),
 }))
 
 function emptyResult(answer: string | null, traceId: string | null, threadId: string): AskResult {
@@ -285,24 +312,9 @@ export function turnsFromThread(thread: Thread, scope: Scope): Turn[] {
   const turns: Turn[] = []
   for (const m of thread.messages) {
     if (m.role === 'user') {
-      turns.push({
-        id: `t${nextTurn++}`,
-        question: m.content ?? '',
-        scope,
-        searchOnly: false,
-        requestId: null,
-        status: 'stopped',
-        stages: [],
-        draft: '',
-        draftAttempt: 1,
-        passages: [],
-        progress: null,
-        sentAt: Date.parse(m.created_at) || 0,
-        progressAt: null,
-        stoppedAt: null,
-        result: null,
-        error: null,
-      })
+      turns.push(
+        blankTurn(m.content ?? '', scope, { searchOnly: false, status: 'stopped', sentAt: Date.parse(m.created_at) || 0 }),
+      )
       continue
     }
     const last = turns.at(-1)

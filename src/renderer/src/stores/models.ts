@@ -1,4 +1,4 @@
-import { create } from 'zustand'
+import { create, type StoreApi } from 'zustand'
 import type { EventPayload, InvokeOutput, ModelStatus, Settings } from '../../../shared/api'
 import type { ModelRole } from '../../../shared/models'
 import { call, errorMessage } from '../docent'
@@ -36,6 +36,45 @@ interface ModelsState {
   onDone(d: EventPayload<'models.done'>): void
 }
 
+type SetModels = StoreApi<ModelsState>['setState']
+type GetModels = StoreApi<ModelsState>['getState']
+
+function downloadActions(set: SetModels, get: GetModels): Pick<ModelsState, 'download' | 'onProgress' | 'onDone'> {
+  return {
+    download: async (role) => {
+      set((s) => ({ downloads: { ...s.downloads, [role]: { jobId: null, role, progress: null, error: null, finished: false } } }))
+      try {
+        const { jobId } = await call('models.download', { role })
+        set((s) => ({ downloads: { ...s.downloads, [role]: { ...s.downloads[role]!, jobId } } }))
+      } catch (err) {
+        set((s) => ({
+          downloads: { ...s.downloads, [role]: { jobId: null, role, progress: null, error: errorMessage(err), finished: true } },
+        }))
+      }
+    },
+    onProgress: (p) =>
+      set((s) => ({
+        downloads: { ...s.downloads, [p.role]: { jobId: p.jobId, role: p.role, progress: p, error: null, finished: false } },
+      })),
+    onDone: (d) => {
+      set((s) => ({
+        downloads: {
+          ...s.downloads,
+          [d.role]: {
+            jobId: d.jobId,
+            role: d.role,
+            progress: s.downloads[d.role]?.progress ?? null,
+            error: d.error,
+            finished: true,
+          },
+        },
+      }))
+      if (!d.error) useNav.getState().notify(`The ${roleLabel(d.role).toLowerCase()} is installed.`)
+      void get().refresh()
+    },
+  }
+}
+
 export const useModels = create<ModelsState>()((set, get) => ({
   statuses: [],
   loaded: false,
@@ -64,17 +103,6 @@ export const useModels = create<ModelsState>()((set, get) => ({
       set({ info: await call('app.info', {}) })
     } catch {
       // Hardware info is informational; the screen says "unknown" without it.
-    }
-  },
-  download: async (role) => {
-    set((s) => ({ downloads: { ...s.downloads, [role]: { jobId: null, role, progress: null, error: null, finished: false } } }))
-    try {
-      const { jobId } = await call('models.download', { role })
-      set((s) => ({ downloads: { ...s.downloads, [role]: { ...s.downloads[role]!, jobId } } }))
-    } catch (err) {
-      set((s) => ({
-        downloads: { ...s.downloads, [role]: { jobId: null, role, progress: null, error: errorMessage(err), finished: true } },
-      }))
     }
   },
   importFromDisk: async (path, role) => {
@@ -108,26 +136,7 @@ export const useModels = create<ModelsState>()((set, get) => ({
       useNav.getState().notify(`Couldn't save the setting: ${errorMessage(err)}`, 'error')
     }
   },
-  onProgress: (p) =>
-    set((s) => ({
-      downloads: { ...s.downloads, [p.role]: { jobId: p.jobId, role: p.role, progress: p, error: null, finished: false } },
-    })),
-  onDone: (d) => {
-    set((s) => ({
-      downloads: {
-        ...s.downloads,
-        [d.role]: {
-          jobId: d.jobId,
-          role: d.role,
-          progress: s.downloads[d.role]?.progress ?? null,
-          error: d.error,
-          finished: true,
-        },
-      },
-    }))
-    if (!d.error) useNav.getState().notify(`The ${roleLabel(d.role).toLowerCase()} is installed.`)
-    void get().refresh()
-  },
+  ...downloadActions(set, get),
 }))
 
 export function roleLabel(role: ModelRole): string {
