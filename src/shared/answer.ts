@@ -83,6 +83,8 @@ export const SupportFailure = z.enum([
   'points_only',
   /** A name or feature word of the sentence that the scoped release never mentions, or mentions only in guides (release rules). */
   'not_in_release',
+  /** The question names an identifier that neither the sentence nor its passages mention: it answers something else (answer/off-target.ts). */
+  'off_target',
 ])
 export type SupportFailure = z.infer<typeof SupportFailure>
 

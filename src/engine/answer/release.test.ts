@@ -199,15 +199,40 @@ describe('release rules on a real engine', () => {
         return reply(`Call a tool after you install the server package [${n}].`, [Number(n)])
       },
     ])
+    const { result, trace } = await ask('How does a client call a tool after installing the server package?', '1.0', chat)
+    expect(chat.calls).toHaveLength(1)
+    expect(result).toMatchObject({ abstained: true, reason: 'not_in_context' })
+    expect(result.explanation).toContain('does not rest on the 1.0 specification')
+    expect(trace.release).toMatchObject({ must_cite_authoritative: true, cited_authoritative: false })
+  })
+
+  it('replaces an answer that never names the identifier asked about with the specification sentence that does, and shows what it removed', async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        const n = /<passage n="(\d+)" section="Setup &gt; Install"/.exec(args.user)![1]
+        return reply(`Call a tool after you install the server package [${n}].`, [Number(n)])
+      },
+    ])
     const { result, trace } = await ask(
       'How does a client call a tool with tools/call after installing the server package?',
       '1.0',
       chat,
     )
     expect(chat.calls).toHaveLength(1)
-    expect(result).toMatchObject({ abstained: true, reason: 'not_in_context' })
-    expect(result.explanation).toContain('does not rest on the 1.0 specification')
-    expect(trace.release).toMatchObject({ must_cite_authoritative: true, cited_authoritative: false })
+    // The fault: the drafted sentence is true of its guide passage and says nothing of tools/call.
+    expect(result.removed).toEqual([
+      expect.objectContaining({ text: 'Call a tool after you install the server package.', code: 'off_target' }),
+    ])
+    expect(result).toMatchObject({ abstained: false })
+    expect(result.sentences).toEqual([
+      expect.objectContaining({
+        text: 'A client calls a tool with tools/call and gets its result as text content.',
+        added: 'quote',
+      }),
+    ])
+    expect(result.citations.map((c) => c.kind)).toEqual(['Specification'])
+    expect(result.warnings).toEqual(['1 sentence was removed: it answers something other than what was asked.'])
+    expect(trace.release).toMatchObject({ must_cite_authoritative: true, cited_authoritative: true })
   })
 
   it('keeps an answer that cites the release specification section named for the asked feature, though it lacks the specific word', async () => {

@@ -123,12 +123,14 @@ export function addSubstance(
  * weighted terms and, when the question asks for a kind of thing, holds one; ties go to the
  * earlier passage and the earlier unit. Headings and code blocks are not sentences to add.
  */
-function bestUnit(
+export function bestUnit(
   passages: PromptPassage[],
   fullText: (p: PromptPassage) => string,
   question: string,
   wanted: Wanted,
   already: string[],
+  /** Only units (with the code block they introduce) that pass this. */
+  must: (text: string) => boolean = () => true,
 ): { passage: PromptPassage; unit: TextUnit; follows: TextUnit | null } | null {
   const terms = weightedTerms(question)
   const have = new Set(already.map((t) => t.trim()))
@@ -141,7 +143,8 @@ function bestUnit(
       const next = units[i + 1]
       const follows =
         /:\s*$/.test(unit.text) && next?.kind === 'code' && next.text.split('\n').length <= MAX_CODE_LINES ? next : null
-      if (wanted !== null && !holds(unit.text + (follows ? `\n${follows.text}` : ''), wanted)) return
+      const said = unit.text + (follows ? `\n${follows.text}` : '')
+      if ((wanted !== null && !holds(said, wanted)) || !must(said)) return
       const score = unitScore(new Set(contentWords(unit.text)), unit.text, terms)
       if (score >= MIN_SCORE && (!best || score > best.score)) best = { passage: p, unit, follows, score }
     })

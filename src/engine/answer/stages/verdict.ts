@@ -4,6 +4,7 @@ import type { SearchHit } from '../../../shared/search'
 import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
+import { retarget } from '../off-target'
 import type { PromptPassage, ReplySentence } from '../prompt'
 import type { ReleaseCheck } from '../release'
 import { contentWords } from '../sentences'
@@ -96,9 +97,12 @@ function answer(
 ): Verdict {
   const { passages, standalone, base } = c
   const fullText = (p: PromptPassage) => hitOf(p).text
-  const kept = addSubstance(completeFromSources(v.kept, passages, fullText, v.repairs), passages, fullText, standalone, v.repairs)
+  const completed = completeFromSources(v.kept, passages, fullText, v.repairs)
+  const target = retarget(completed, passages, fullText, standalone, v.repairs, v.removed)
+  const kept = addSubstance(target.kept, passages, fullText, standalone, v.repairs)
   const byN = new Map(passages.map((p) => [p.n, p]))
-  if (!answersTheQuestion(kept, v.removed.length, standalone))
+  // A retargeted answer is the passage's own sentence naming what was asked: it is about the question.
+  if (!target.retargeted && !answersTheQuestion(kept, v.removed.length, standalone))
     return abstain('unverifiable_citations', 'The sentences that checked out no longer answer the question.')
   const authoritative = authoritativeRefusal(kept, byN, c.release)
   if (authoritative) release.cited_authoritative = authoritative.cited
@@ -130,7 +134,11 @@ export function removalNotice(removed: RemovedSentence[], releases: string[] | n
   if (n === 0) return null
   const head = `${n} sentence${n === 1 ? ' was' : 's were'} removed`
   const release = removed.filter((r) => r.code === 'not_in_release').length
-  if (release === 0) return `${head}: the cited passages do not say ${n === 1 ? 'it' : 'them'}.`
+  const offTarget = removed.filter((r) => r.code === 'off_target').length
+  if (offTarget === n) return `${head}: ${n === 1 ? 'it answers' : 'they answer'} something other than what was asked.`
+  if (release === 0 && offTarget === 0) return `${head}: the cited passages do not say ${n === 1 ? 'it' : 'them'}.`
+  if (release === 0)
+    return `${head}: ${offTarget} about something other than what was asked, ${n - offTarget} that the cited passages do not say.`
   const what = `about something the ${releases?.join(' and ') ?? 'asked'} release does not have`
   if (release === n) return `${head}: ${n === 1 ? 'it is' : 'they are'} ${what}.`
   return `${head}: ${release} ${what}, ${n - release} that the cited passages do not say.`

@@ -149,6 +149,35 @@ describe('a verified answer, sentence by sentence', () => {
     expect(note.textContent).not.toContain('the cited passages do not say it')
   })
 
+  it('says a sentence was removed for answering something other than what was asked', async () => {
+    await answerWith({
+      answer: 'When a request cannot be processed until an elicitation is completed, the server MAY return a -32042 error [1].',
+      citations: [cite(1, 'specification/2025-11-25/client/elicitation.mdx', '2025-11-25')],
+      sentences: [
+        {
+          text: 'When a request cannot be processed until an elicitation is completed, the server MAY return a -32042 error.',
+          citations: [1],
+          added: 'quote',
+        },
+      ],
+      removed: [
+        {
+          text: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
+          cited: [2],
+          code: 'off_target',
+          reason: 'It does not answer about "-32042", which the question asks about, and neither do the passages it cites.',
+        },
+      ],
+    })
+    await screen.findByLabelText('Answer')
+    const note = screen.getByRole('note', { name: 'Removed sentences' })
+    expect(within(note).getByText('1 sentence was removed: it answers something other than what was asked')).toBeTruthy()
+    expect(within(note).getByText('Invalid cursors SHOULD result in an error with code -32602 (Invalid params).').tagName).toBe(
+      'DEL',
+    )
+    expect(note.textContent).toContain('which the question asks about')
+  })
+
   it('an abstention shows its explanation above the closest sections, and the sentences it removed', async () => {
     await answerWith({
       abstained: true,
