@@ -92,7 +92,13 @@ describe('opening the library', () => {
     await writeFile(path.join(data, LOCK_FILE), JSON.stringify(lock), { mode: 0o600 })
 
     const client = new EngineClient({
-      spawn: folderSpawner({ dataDir: data, modelsDir: path.join(t.dir, 'none'), role: 'cli', attachTimeoutMs: 300, log: () => {} }),
+      spawn: folderSpawner({
+        dataDir: data,
+        modelsDir: path.join(t.dir, 'none'),
+        role: 'cli',
+        attachTimeoutMs: 300,
+        log: () => {},
+      }),
       onEvent: () => {},
       log: () => {},
     })

@@ -5,7 +5,8 @@ import { Engine } from '../engine'
 import { redactUrl } from '../store/pg'
 import type { EngineProcess, EngineProcessListeners, SpawnEngine } from './client'
 import { createEngineHost, type EngineHost } from './host'
-import { ErrorCode, errorResult, Notify } from './protocol'
+import { Notify } from './protocol'
+import { RequestsInFlight } from './requests'
 import { ChannelReader, ChannelWriter, notify, openConnection, serveRequests } from './rpc'
 import type { LibraryProcess, LibraryState } from './open-folder'
 
@@ -37,7 +38,7 @@ class ServerOpening implements LibraryProcess, EngineProcess {
   state: LibraryState = { kind: 'starting' }
   private engine: Engine | null = null
   private host: EngineHost | null = null
-  private inflight = 0
+  private readonly requests: RequestsInFlight
   private closing: Promise<void> | null = null
   private readonly opened: Promise<boolean>
   private readonly reader: ChannelReader
@@ -52,10 +53,11 @@ class ServerOpening implements LibraryProcess, EngineProcess {
     this.local = openConnection(this.reader, new ChannelWriter((m) => listeners.onMessage(m), log))
     serveRequests(
       this.local,
-      (method, input) => this.serve(method, input),
+      (method, input) => this.requests.serve(method, input),
       () => void this.close(),
     )
     this.opened = this.open()
+    this.requests = new RequestsInFlight(this.opened, () => this.host)
   }
 
   get pid(): number | undefined {
@@ -94,16 +96,6 @@ class ServerOpening implements LibraryProcess, EngineProcess {
     this.reader.deliver(message)
   }
 
-  private async serve(method: string, input: unknown) {
-    this.inflight++
-    try {
-      if (!(await this.opened) || !this.host) return errorResult('The library is closing.', ErrorCode.engineStopped)
-      return await this.host.dispatch(method, input)
-    } finally {
-      this.inflight--
-    }
-  }
-
   kill(): void {
     void this.close()
   }
@@ -116,7 +108,7 @@ class ServerOpening implements LibraryProcess, EngineProcess {
   private async shutDown(): Promise<void> {
     const log = this.opts.log ?? (() => {})
     await this.opened
-    while (this.inflight > 0 || (this.host?.activeWork() ?? 0) > 0) await sleep(100)
+    while (this.requests.busy()) await sleep(100)
     try {
       await this.host?.shutdown()
     } catch (err) {

@@ -6,7 +6,8 @@ import { Engine } from '../engine'
 import { ModelManager, type DownloadFetch } from '../models/install'
 import { describeOwner, type OwnerLock, type OwnerRole } from '../store/lock'
 import { createEngineHost, type EngineHost } from './host'
-import { ErrorCode, errorResult, Notify } from './protocol'
+import { Notify } from './protocol'
+import { RequestsInFlight } from './requests'
 import { ChannelReader, ChannelWriter, notify, openConnection, serveRequests } from './rpc'
 import { acceptClient, listenSocket, type Hello, type SocketChannel } from './socket'
 
@@ -49,7 +50,7 @@ export class LibraryOwner {
   private engine: Engine | null = null
   private host: EngineHost | null = null
   private readonly clients = new Set<Client>()
-  private inflight = 0
+  private readonly requests: RequestsInFlight
   private closing: Promise<void> | null = null
   private hurry = false
   private readonly opened: Promise<boolean>
@@ -72,10 +73,11 @@ export class LibraryOwner {
     this.local = openConnection(this.localReader, new ChannelWriter(send, opts.log))
     serveRequests(
       this.local,
-      (method, input) => this.serve(method, input),
+      (method, input) => this.requests.serve(method, input),
       () => void this.close(this.opts.role === 'app' ? 'now' : 'idle'),
     )
     this.opened = this.open(onOpen)
+    this.requests = new RequestsInFlight(this.opened, () => this.host)
   }
 
   /**
@@ -147,16 +149,6 @@ export class LibraryOwner {
     return true
   }
 
-  private async serve(method: string, input: unknown) {
-    this.inflight++
-    try {
-      if (!(await this.opened) || !this.host) return errorResult('The library is closing.', ErrorCode.engineStopped)
-      return await this.host.dispatch(method, input)
-    } finally {
-      this.inflight--
-    }
-  }
-
   private broadcast(method: string, params: object): void {
     notify(this.local, method, params)
     for (const c of this.clients) if (c.connection && (c.ready || method === Notify.fatal)) notify(c.connection, method, params)
@@ -190,7 +182,7 @@ export class LibraryOwner {
         // A client's shutdown means it is leaving, not that the library should close.
         serveRequests(
           c.connection,
-          (method, input) => this.serve(method, input),
+          (method, input) => this.requests.serve(method, input),
           () => void channel.end(),
         )
         this.greet(c)
@@ -202,7 +194,7 @@ export class LibraryOwner {
 
   /** True while a client's request, a job or a question is running. */
   private busy(): boolean {
-    return this.inflight > 0 || (this.host?.activeWork() ?? 0) > 0
+    return this.requests.busy()
   }
 
   private async shutDown(): Promise<void> {

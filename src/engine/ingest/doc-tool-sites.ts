@@ -1,4 +1,4 @@
-import { join, LANGUAGE, type Entries, type LayoutReader, type LayoutVerdict } from './layout-types'
+import { join, LANGUAGE, parseJson, type Entries, type LayoutReader, type LayoutVerdict } from './layout-types'
 
 /**
  * Documentation tools whose configuration, not their folder names, says which pages are which
@@ -84,15 +84,6 @@ export function claimToolSite(site: ToolSite, sub: string[], base: (n: number) =
       if (locale && rest.length > 2 && site.slugs.has(rest[1]!)) return { tool: 'starlight', version: rest[1]!, base: base(4) }
       return { tool: 'starlight', version: 'current', base: base(locale ? 3 : 2) }
     }
-  }
-}
-
-function parseJson(text: string | null): unknown {
-  if (text === null) return undefined
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return undefined
   }
 }
 

@@ -41,3 +41,13 @@ export function join(dir: string, rel: string): string {
 
 /** A language folder as Read the Docs and Starlight name them: en, pt-br, zh_CN. */
 export const LANGUAGE = /^[a-z]{2}(?:[-_][a-z]{2,4})?$/i
+
+/** A marker file's JSON (versions.json, docs.json); undefined when it is missing or not JSON. */
+export function parseJson(text: string | null): unknown {
+  if (text === null) return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}

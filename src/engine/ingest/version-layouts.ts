@@ -3,7 +3,7 @@ import path from 'node:path'
 import { parseDocument } from 'yaml'
 import { isPrerelease, isVersionSegment } from '../../shared/versions'
 import { claimToolSite, isToolMarker, readToolSites, type ToolSite } from './doc-tool-sites'
-import { join, LANGUAGE, NO_LAYOUT, type Entries, type LayoutReader, type LayoutVerdict } from './layout-types'
+import { join, LANGUAGE, NO_LAYOUT, parseJson, type Entries, type LayoutReader, type LayoutVerdict } from './layout-types'
 import { builtFrom, readVersionGroup, sphinxRelease, type FolderVersion } from './version-folders'
 import { readInsideRoot } from './walk'
 
@@ -193,15 +193,6 @@ async function listEntries(abs: string): Promise<Entries> {
     // Unreadable folders are reported by the walk.
   }
   return out
-}
-
-function parseJson(text: string | null): unknown {
-  if (text === null) return undefined
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return undefined
-  }
 }
 
 function isStringList(v: unknown): v is string[] {

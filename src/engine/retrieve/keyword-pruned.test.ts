@@ -1,12 +1,12 @@
+import { keywordChunk, writeKeywordDoc } from './keyword-docs.testutil'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openPGlite, type Db } from '../store/db'
 import { migrate } from '../store/migrations'
-import { chunkId, documentId, sha256Hex } from '../store/ids'
+import { documentId } from '../store/ids'
 import { deleteCollection } from '../store/collections'
 import { keywordPostingsOf } from '../store/postings'
 import { TermList } from '../store/term-list'
-import { deleteDocument, markSynced, replaceDocument, upsertCollection, type ChunkRow } from '../store/writer'
-import { countWords, extractExactTerms } from '../core/exact-terms'
+import { deleteDocument, markSynced, upsertCollection, type ChunkRow } from '../store/writer'
 import { retrieveKeyword, SCORING, type KeywordHit, type PruningTrace } from './keyword'
 import { resolveScope, type ResolvedScope } from './scope'
 import type { Scope } from '../../shared/search'
@@ -48,41 +48,12 @@ function randomText(r: () => number, sample: () => number): string {
 }
 
 function chunksOf(collection: string, rel: string, texts: string[], r: () => number, sample: () => number): ChunkRow[] {
-  return texts.map((text, c) => {
-    const heading = `${words[sample()]!} ${r() < 0.3 ? words[sample()]! : ''} > Part ${c}`
-    return {
-      id: chunkId(collection, rel, [heading], 0),
-      ordinal: 0,
-      heading,
-      pageStart: null,
-      pageEnd: null,
-      text,
-      embedHash: sha256Hex(text),
-      tokenCount: 10,
-      lexLen: countWords(text),
-      exactTerms: extractExactTerms(text),
-      embedding: null,
-      embeddingModel: null,
-    }
-  })
-}
-
-async function writeDoc(db: Db, collection: string, rel: string, version: string | null, chunks: ChunkRow[]): Promise<void> {
-  const doc = { id: documentId(collection, rel), collectionId: collection, path: rel, size: 1, mtimeMs: 1 }
-  await replaceDocument(
-    db,
-    {
-      ...doc,
-      sha256: sha256Hex(rel + chunks.map((c) => c.text).join()),
-      version,
-      kind: null,
-      title: null,
-      pageCount: null,
-      chunker: 'test',
-    },
-    chunks,
+  return texts.map((text, c) =>
+    keywordChunk(collection, rel, `${words[sample()]!} ${r() < 0.3 ? words[sample()]! : ''} > Part ${c}`, text),
   )
 }
+
+const writeDoc = writeKeywordDoc
 
 /** Which collection document d is in: alpha holds most, so a word of its own has a long list. */
 const collectionOf = (d: number) => ['alpha', 'alpha', 'alpha', 'beta', 'gamma'][d % 5]!

@@ -1,13 +1,13 @@
+import { keywordChunk, writeKeywordDoc } from './keyword-docs.testutil'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Db } from '../store/db'
 import { migrate } from '../store/migrations'
-import { chunkId, documentId, sha256Hex } from '../store/ids'
+import { documentId } from '../store/ids'
 import { deleteCollection } from '../store/collections'
 import { KeywordPostings, keywordPostingsOf } from '../store/postings'
 import { parseTsvector } from '../store/tsvector'
-import { deleteDocument, markSynced, replaceDocument, upsertCollection, type ChunkRow } from '../store/writer'
+import { deleteDocument, markSynced, upsertCollection, type ChunkRow } from '../store/writer'
 import { checkIndexConsistency } from '../store/consistency'
-import { countWords, extractExactTerms } from '../core/exact-terms'
 import { retrieveKeyword, sameRanking, SCORING, topK } from './keyword'
 import { resolveScope } from './scope'
 import { storeBackends, type StoreBackend } from '../../test-support/backends'
@@ -45,42 +45,11 @@ function makeChunks(collection: string, rel: string, n: number, r: () => number,
   return Array.from({ length: n }, (_, c) => {
     const heading = `${sentence(words, sample, 2).slice(0, -1)} > Part ${c}`
     const text = `${Array.from({ length: 2 + Math.floor(r() * 6) }, () => sentence(words, sample, 6 + Math.floor(r() * 10))).join(' ')}${extra}`
-    return {
-      id: chunkId(collection, rel, [heading], 0),
-      ordinal: 0,
-      heading,
-      pageStart: null,
-      pageEnd: null,
-      text,
-      embedHash: sha256Hex(text),
-      tokenCount: 10,
-      lexLen: countWords(text),
-      exactTerms: extractExactTerms(text),
-      embedding: null,
-      embeddingModel: null,
-    }
+    return keywordChunk(collection, rel, heading, text)
   })
 }
 
-async function writeDoc(db: Db, collection: string, rel: string, version: string | null, chunks: ChunkRow[]): Promise<void> {
-  await replaceDocument(
-    db,
-    {
-      id: documentId(collection, rel),
-      collectionId: collection,
-      path: rel,
-      size: 1,
-      mtimeMs: 1,
-      sha256: sha256Hex(rel + chunks.map((c) => c.text).join()),
-      version,
-      kind: null,
-      title: null,
-      pageCount: null,
-      chunker: 'test',
-    },
-    chunks,
-  )
-}
+const writeDoc = writeKeywordDoc
 
 describe('parseTsvector', () => {
   it('counts positions, breadcrumb positions twice, and exact tokens without positions once', () => {
