@@ -83,6 +83,10 @@ const CANDIDATES: Record<string, (p: number) => FusionRule> = {
   'convex mix, exact tokens lean to keyword': (p) => ({ kind: 'convex', keyword_share: p, exact_extra: 0.5 }),
   // p: how far below the best cosine the vector list is kept.
   'vector list cut off below its best cosine': (p) => ({ kind: 'vector_cutoff', k: RRF_K, delta: p }),
+  // p: how many of keyword's first results keep their places ahead of the RRF order.
+  'keyword leads, then RRF': (p) => ({ kind: 'keyword_led', k: RRF_K, lead: p }),
+  // p: how deep in the vector list keyword's first result must also be to go first.
+  "keyword's first goes first when vector agrees": (p) => ({ kind: 'agreed_first', k: RRF_K, depth: p }),
 }
 const GRID: Record<string, number[]> = {
   'RRF, equal weights, k': [1, 5, 10, 20, 30, 60],
@@ -90,6 +94,8 @@ const GRID: Record<string, number[]> = {
   'convex mix of normalised scores': [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
   'convex mix, exact tokens lean to keyword': [0.2, 0.3, 0.4, 0.5],
   'vector list cut off below its best cosine': [0.02, 0.05, 0.08, 0.12, 0.2],
+  'keyword leads, then RRF': [1, 2, 3],
+  "keyword's first goes first when vector agrees": [3, 5, 10, 20, 50],
 }
 
 interface Score {
@@ -255,7 +261,40 @@ async function main(): Promise<void> {
     const j = judge(f, 'held_out')
     process.stdout.write(`held-out  ${name.padEnd(58)} pairs below the floor ${j.below}  mean R@10+MRR ${j.mean.toFixed(3)}\n`)
   }
-  if (values.json) await writeFile(values.json, JSON.stringify({ fitted, grid, report }, null, 2) + '\n')
+  // Both ways round (two-fold): each candidate's parameter fitted on one half and judged on the other, then the
+  // halves swapped. Choosing among candidates on this sum uses every question once as a test, never the one it was fitted on.
+  const folds: Record<string, unknown>[] = []
+  const fitOn = (make: (p: number) => FusionRule, grid: number[], half: 'fit' | 'held_out') => {
+    let best = { p: grid[0]!, below: Infinity, mean: -1 }
+    for (const p of grid) {
+      const j = judge(engineFusion(make(p)), half)
+      if (j.below < best.below || (j.below === best.below && j.mean > best.mean + 1e-9)) best = { p, ...j }
+    }
+    return best.p
+  }
+  for (const [name, make] of [
+    ['RRF, equal weights, k = 60 (before)', (): FusionRule => ({ kind: 'rrf', k: RRF_K })] as const,
+    ...Object.entries(CANDIDATES),
+  ]) {
+    const grid = GRID[name] ?? [0]
+    const pFit = fitOn(make, grid, 'fit')
+    const pHeld = fitOn(make, grid, 'held_out')
+    const a = judge(engineFusion(make(pFit)), 'held_out')
+    const b = judge(engineFusion(make(pHeld)), 'fit')
+    folds.push({
+      method: name,
+      p_fitted_on_fit: pFit,
+      held_out: a,
+      p_fitted_on_held_out: pHeld,
+      fit: b,
+      pairs_below: a.below + b.below,
+      mean: +((a.mean + b.mean) / 2).toFixed(4),
+    })
+    process.stdout.write(
+      `two-fold  ${name.padEnd(45)} p=${pFit}/${pHeld}  pairs below the floor ${a.below} + ${b.below} = ${a.below + b.below}  mean R@10+MRR ${((a.mean + b.mean) / 2).toFixed(3)}\n`,
+    )
+  }
+  if (values.json) await writeFile(values.json, JSON.stringify({ fitted, grid, report, folds }, null, 2) + '\n')
 }
 
 await main()

@@ -375,7 +375,7 @@ function evalCommands(evaluation: Command): void {
     .option('--rerank', 'reorder with the cross-encoder')
     .option('--json <out.json>', 'also write the report there')
     .option('--collection <name>', 'the collection (default: eval-<corpus folder>)')
-    // `rrf`: hybrid by equal-weight RRF (ADR 0001) instead of the engine's fusion (ADR 0014), for comparison.
+    // `rrf`: hybrid by equal-weight RRF (ADR 0001) instead of the engine's fusion (ADR 0017), for comparison.
     .option('--fusion <rrf>', "hybrid by equal-weight RRF instead of the engine's fusion")
     .action((o: EvalRetrievalFlags) => cmdEvalRetrieval(o))
   const answerOptions = (c: Command): Command =>

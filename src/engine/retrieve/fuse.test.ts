@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { changeLogRanking, fuseLists, fuseRanks, isChangeLog, minMax, RRF_K, withChangeLog, type FusionRule } from './fuse'
+import {
+  changeLogRanking,
+  fuseLists,
+  fuseRanks,
+  HYBRID_FUSION,
+  isChangeLog,
+  minMax,
+  RRF_K,
+  withChangeLog,
+  type FusionRule,
+} from './fuse'
 
 describe('fuseRanks', () => {
   it('sums 1/(k+rank) per chunk id and keeps each retriever rank', () => {
@@ -93,6 +103,8 @@ describe('fuseLists', () => {
       { kind: 'weighted_rrf', k: 60, exact_keyword_weight: 3 },
       { kind: 'convex', keyword_share: 0.3, exact_extra: 0.5 },
       { kind: 'vector_cutoff', k: 60, delta: 0.01 },
+      { kind: 'keyword_led', k: 60, lead: 1 },
+      { kind: 'agreed_first', k: 60, depth: 10 },
     ]
     for (const rule of rules) {
       expect(fuseLists(rule, { keyword: kw, vector: null, exact: true }).map((f) => f.chunk_id)).toEqual(['a', 'b', 'c'])
@@ -157,6 +169,47 @@ describe('fuseLists', () => {
     const ranks = (xs: { chunk_id: string }[]) => xs.map((x, i) => ({ chunk_id: x.chunk_id, rank: i + 1 }))
     expect(withChangeLog(rrf, input, r, changeLogRanking(r, new Set(['d'])))).toEqual(
       fuseRanks({ keyword: ranks(kw), vector: ranks(vec), change_log: [{ chunk_id: 'd', rank: 1 }] }),
+    )
+  })
+
+  it("keyword-led puts keyword's first results ahead of the RRF order, which RRF alone would not", () => {
+    const k2 = [
+      { chunk_id: 'a', score: 9 },
+      { chunk_id: 'b', score: 5 },
+      { chunk_id: 'c', score: 1 },
+    ]
+    const v2 = [
+      { chunk_id: 'b', score: 0.8 },
+      { chunk_id: 'd', score: 0.7 },
+      { chunk_id: 'e', score: 0.4 },
+    ]
+    const input = { keyword: k2, vector: v2, exact: false }
+    // RRF: b is in both lists and outscores keyword's first, a.
+    expect(fuseLists({ kind: 'rrf', k: 60 }, input).map((f) => f.chunk_id)).toEqual(['b', 'a', 'd', 'c', 'e'])
+    const led = fuseLists({ kind: 'keyword_led', k: 60, lead: 1 }, input)
+    expect(led.map((f) => f.chunk_id)).toEqual(['a', 'b', 'd', 'c', 'e'])
+    // The trace keeps each chunk's own ranks and RRF score.
+    expect(led[0]!.ranks).toEqual({ keyword: 1 })
+    expect(led[0]!.rrf).toBeCloseTo(1 / 61)
+    // A longer lead keeps keyword's first two in keyword order.
+    expect(fuseLists({ kind: 'keyword_led', k: 60, lead: 2 }, input).map((f) => f.chunk_id)).toEqual(['a', 'b', 'd', 'c', 'e'])
+    expect(HYBRID_FUSION).toEqual({ kind: 'keyword_led', k: RRF_K, lead: 1 })
+  })
+
+  it("agreed-first moves keyword's first ahead only when the vector list has it within depth", () => {
+    const k2 = [
+      { chunk_id: 'a', score: 9 },
+      { chunk_id: 'b', score: 5 },
+    ]
+    const v2 = [
+      { chunk_id: 'b', score: 0.8 },
+      { chunk_id: 'd', score: 0.7 },
+      { chunk_id: 'a', score: 0.4 },
+    ]
+    const input = { keyword: k2, vector: v2, exact: false }
+    expect(fuseLists({ kind: 'agreed_first', k: 60, depth: 3 }, input)[0]!.chunk_id).toBe('a')
+    expect(fuseLists({ kind: 'agreed_first', k: 60, depth: 2 }, input).map((f) => f.chunk_id)).toEqual(
+      fuseLists({ kind: 'rrf', k: 60 }, input).map((f) => f.chunk_id),
     )
   })
 })

@@ -28,7 +28,7 @@ export interface SearchOptions {
   candidates?: number
   /** How many fused candidates the cross-encoder reads. */
   rerankCandidates?: number
-  /** How the keyword and vector lists are joined (default HYBRID_FUSION, ADR 0014; equal RRF for comparison). */
+  /** How the keyword and vector lists are joined (default HYBRID_FUSION, ADR 0017; equal RRF for comparison). */
   fusion?: FusionRule
   signal?: AbortSignal
 }
