@@ -295,7 +295,7 @@ async function rowFor(
     repairs: answered ? (attempts.at(-1)?.verification.repairs ?? []).map((r) => r.code) : [],
     faithful,
     ms: round(ms, 1),
-    answer: result.answer ? result.answer.slice(0, 300) : null,
+    answer: result.answer ? result.answer.slice(0, 4000) : null,
     trace_id: result.trace_id,
   }
 }
