@@ -246,8 +246,8 @@ function PassagesTable({ rows }: { rows: TraceRow[] }) {
           )}
           <p className="trace-legend">
             <b>KW #</b> and <b>Vec #</b>: rank in keyword and vector search. <b>BM25</b>: keyword score. <b>Cos</b>: cosine
-            similarity. <b>RRF</b>: the fused score that orders candidates. <b>Rerank</b>: cross-encoder score used by the
-            relevance gate. <b>Used</b>: given to the answering model.
+            similarity. <b>RRF</b>: the fused score that orders candidates after keyword's first. <b>Rerank</b>: cross-encoder
+            score used by the relevance gate. <b>Used</b>: given to the answering model.
           </p>
         </div>
       )}
