@@ -7,6 +7,7 @@ import type { Embedder } from '../../core/model-ports'
 import type { EmbedderOptions } from './embedder'
 import { errorMessage, ModelLoadError } from './errors'
 import { checkModelFolder, configureOfflineEnv } from './onnx-common'
+import { tokenCounterFor } from './token-count'
 
 /**
  * The embedder in a worker thread. onnxruntime-node runs inference synchronously on the calling
@@ -47,11 +48,12 @@ export async function loadEmbedderThreaded(dir: string, opts: EmbedderOptions = 
   const worker = startWorker({ dir: abs, opts })
   const ready = await waitUntilReady(worker, abs)
   const calls = new WorkerCalls(worker)
+  const countTokens = await tokenCounterFor(abs, (text) => tokenizer.encode(text, { add_special_tokens: false }).length)
   return {
     id: ready.id,
     dims: ready.dims,
     maxTokens: ready.maxTokens,
-    countTokens: (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length,
+    countTokens,
     embedDocuments: (texts, signal) => calls.call(texts, false, signal),
     embedQuery: async (text) => {
       const [v] = await calls.call([text], true)

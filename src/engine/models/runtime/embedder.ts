@@ -29,6 +29,7 @@ import { AutoModel } from '@huggingface/transformers'
 import type { Tensor } from '@huggingface/transformers'
 import { z } from 'zod'
 import type { Embedder } from '../../core/model-ports'
+import { tokenCounterFor } from './token-count'
 import { errorMessage, ModelLoadError } from './errors'
 import {
   checkModelFolder,
@@ -116,11 +117,12 @@ export async function loadEmbedder(dir: string, opts: EmbedderOptions = {}): Pro
     throw new ModelLoadError(abs, `the ONNX model in ${abs} does not run: ${errorMessage(err)}`, { cause: err })
   }
 
+  const countTokens = await tokenCounterFor(abs, (text) => tokenizer.encode(text, { add_special_tokens: false }).length)
   return {
     id,
     dims,
     maxTokens,
-    countTokens: (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length,
+    countTokens,
     embedDocuments: (texts, signal) => embed(documentPrefix ? texts.map((t) => documentPrefix + t) : texts, signal),
     embedQuery: async (text) => {
       const [v] = await embed([queryPrefix + text])
