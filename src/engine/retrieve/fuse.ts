@@ -217,7 +217,8 @@ export function withChangeLog(rule: FusionRule, input: FusionInput, fused: Fused
 
 /**
  * The rule hybrid search uses (ADR 0017, superseding 0014): keyword's first result first, then
- * equal RRF. Measured both ways round on the halves of six golden sets with two embedders, it lost
- * the fewest first places of the rank-based rules and kept the vector list's extra recall.
+ * equal RRF. Measured both ways round on the halves of six golden sets with two embedders, it fell
+ * below the better of keyword and vector least often of the rules on ranks alone, keeping keyword's
+ * first places and the vector list's extra recall.
  */
 export const HYBRID_FUSION: FusionRule = { kind: 'keyword_led', k: RRF_K, lead: 1 }
