@@ -99,7 +99,7 @@ function inferFromQuestion(
   let changeLogFirst = false
   for (const c of requested) {
     const present = byCollection.get(c) ?? []
-    const intent = detectVersionIntent(question, present)
+    const intent = detectVersionIntent(question, present, [c])
     changeLogFirst ||= intent.history
     if (Array.isArray(intent.versions) && intent.versions.length > 0) {
       narrowed = true
@@ -132,8 +132,14 @@ function inferFromQuestion(
  * where to search, not what the passage says. Applied to any query text (the question, a
  * rewritten query), against every version of the collections in scope.
  */
-export function searchText(query: string, scope: Pick<ResolvedScope, 'known'>): string {
-  return removeVersionMentions(query, findVersionMentions(query, scope.known))
+export function searchText(
+  query: string,
+  scope: Pick<ResolvedScope, 'known'> & Partial<Pick<ResolvedScope, 'collections'>>,
+): string {
+  // A release line ("v5", "fastify 4") stays in the text: documentation names its lines in titles
+  // ("Migration Guide V5"), where a full release number or a date is rarely anything but noise.
+  const mentions = findVersionMentions(query, scope.known, scope.collections ?? []).filter((m) => m.kind !== 'series')
+  return removeVersionMentions(query, mentions)
 }
 
 /** The scope as front ends show it. */

@@ -70,6 +70,43 @@ describe('findVersionMentions: exact version names', () => {
     expect(named('List 2 users per page', majors)).toEqual([])
   })
 
+  it('reads a release line named by its major or major.minor number, as the newest release of that line', () => {
+    const releases = ['3.28.0', '3.29.5', '4.29.1', '5.6.2', 'next']
+    const line = (q: string) => findVersionMentions(q, releases, ['fastify']).map((m) => [m.version, m.text])
+    expect(line('How do I use withTypeProvider in Fastify 3?')).toEqual([['3.29.5', '3']])
+    expect(line('fastify@4: how do hooks run?')).toEqual([['4.29.1', '4']])
+    expect(line('Does v5 still support this?')).toEqual([['5.6.2', 'v5']])
+    expect(line('Is it in 4.x?')).toEqual([['4.29.1', '4.x']])
+    expect(line('Is it in version 3 docs?')).toEqual([['3.29.5', 'version 3 docs']])
+    expect(line('What changed in Fastify 5.6?')).toEqual([['5.6.2', '5.6']])
+    expect(line('What about fastify version 4?')).toEqual([['4.29.1', 'version 4']])
+    // Not a release: another thing's number, a count, a line the collection does not have, a longer number.
+    for (const q of [
+      'Does it support OAuth 2 and HTTP 3?',
+      'Step 3: register the plugin',
+      'Retry 3 times',
+      'Is it in Fastify 7?',
+      'set a timeout of 3.5 seconds',
+      'upgrade fastify to 4.30.1',
+    ])
+      expect(line(q)).toEqual([])
+    // Without the collection's name, a bare number after a word is left alone.
+    expect(findVersionMentions('How do I use it in Fastify 3?', releases).map((m) => m.version)).toEqual([])
+    // A version written in full is the exact release, not its line's newest.
+    expect(line('What is new in 3.28.0?')).toEqual([['3.28.0', '3.28.0']])
+    // Dated versions have no lines.
+    expect(findVersionMentions('Is it in MCP 2025?', DATED, ['mcp'])).toEqual([])
+  })
+
+  it('a release line named in the question is the scope, and leaves the search text', () => {
+    const releases = ['3.29.5', '4.29.1', '5.6.2']
+    expect(detectVersionIntent('How do I use withTypeProvider in Fastify 3?', releases, ['fastify']).versions).toEqual(['3.29.5'])
+    const q = 'How do I use withTypeProvider in Fastify 3?'
+    expect(removeVersionMentions(q, findVersionMentions(q, releases, ['fastify']))).toBe(
+      'How do I use withTypeProvider in Fastify?',
+    )
+  })
+
   it('only counts versions the collection has', () => {
     expect(named('In 2025-06-18, how are tools listed?', ['2024-11-05'])).toEqual([])
     expect(named('In 2025-06-18, how are tools listed?', [])).toEqual([])

@@ -12,7 +12,7 @@ import { compareVersions, isPrerelease, latestVersion } from '../../shared/versi
  * and the collection's known versions; scope.ts turns the intent into a search scope.
  */
 
-export type MentionKind = 'exact' | 'month' | 'latest' | 'previous' | 'first'
+export type MentionKind = 'exact' | 'series' | 'month' | 'latest' | 'previous' | 'first'
 
 export interface VersionMention {
   /** The collection's version it names. */
@@ -102,6 +102,39 @@ function exactMentions(text: string, known: readonly string[]): VersionMention[]
       end = withTrailingNoun(text, end)
       out.push({ version, kind: 'exact', start, end, text: text.slice(start, end) })
     }
+  }
+  return out
+}
+
+/**
+ * A release line named by its major (or major.minor) number: "Fastify 3", "v4", "3.x", "version 5",
+ * "React 18.2" for a collection whose versions are full release numbers (3.29.5, 4.29.1). People
+ * name the line, not the patch release the documentation was cut from. The number names a line
+ * only when the collection has one starting with it, and only where it is written as a version:
+ * with a "v" or ".x", after a version noun, or after the collection's own name. Any other word
+ * before a bare number does not make it a release: "OAuth 2", "HTTP 2", "Step 3" name other things.
+ * The newest release of that line is meant.
+ */
+const SERIES = /(?<![\p{L}\p{N}_./-])(v)?(\d{1,4})(?:\.(\d{1,4}))?(\.x)?(?![\p{L}\p{N}_/-]|\.\p{N})/giu
+function seriesMentions(text: string, known: readonly string[], taken: Span[], names: readonly string[]): VersionMention[] {
+  const numbered = known.filter((v) => /^v?\d+(?:\.\d+)+/i.test(v))
+  if (numbered.length === 0) return []
+  const product = new Set(names.map((n) => n.toLowerCase()))
+  const out: VersionMention[] = []
+  for (const m of text.matchAll(SERIES)) {
+    const [whole, v, major, minor, dotX] = m
+    if ([...taken, ...out].some((t) => overlaps(t, { start: m.index, end: m.index + whole.length }))) continue
+    const line = minor === undefined ? major! : `${major}.${minor}`
+    const inLine = numbered.filter((k) => k.replace(/^v/i, '').startsWith(line + '.'))
+    if (inLine.length === 0) continue
+    const lead = withLeadingNoun(text, m.index)
+    // "fastify 4", "Fastify version 4" (the noun is taken by `lead`), "fastify@4".
+    const before = /([\p{L}][\p{L}\p{N}_.-]*)(?:\s+|@)$/u.exec(text.slice(0, lead))?.[1]
+    const afterProduct = !!before && product.has(before.toLowerCase())
+    if (!v && !dotX && lead === m.index && !afterProduct) continue
+    const version = [...inLine].sort(compareVersions).at(-1)!
+    const end = withTrailingNoun(text, m.index + whole.length)
+    out.push({ version, kind: 'series', start: lead, end, text: text.slice(lead, end) })
   }
   return out
 }
@@ -210,8 +243,11 @@ function monthMentions(text: string, known: readonly string[], taken: Span[]): V
   return out
 }
 
-/** Every mention of one of `known` in the question, in text order (overlaps resolved to the first). */
-export function findVersionMentions(text: string, known: readonly string[]): VersionMention[] {
+/**
+ * Every mention of one of `known` in the question, in text order (overlaps resolved to the first).
+ * `names`: the collection's own names, after which a number names a release line ("fastify 3").
+ */
+export function findVersionMentions(text: string, known: readonly string[], names: readonly string[] = []): VersionMention[] {
   if (known.length === 0) return []
   // Longer names first, so "1.2.10" wins over "1.2" where both are versions.
   const exact = exactMentions(
@@ -220,6 +256,7 @@ export function findVersionMentions(text: string, known: readonly string[]): Ver
   )
   const kept: VersionMention[] = []
   for (const m of exact.sort((a, b) => a.start - b.start || b.end - a.end)) if (!kept.some((k) => overlaps(k, m))) kept.push(m)
+  kept.push(...seriesMentions(text, known, kept, names))
   const months = monthMentions(text, known, kept)
   // A collection may have a version literally named "latest": then the exact name already took it.
   const relative = relativeMentions(text, known, [...kept, ...months])
@@ -267,8 +304,8 @@ function boundBefore(text: string, m: VersionMention): Bound | null {
  * What the question says about versions: the versions to search and whether it asks about
  * change. `known` are the versions of one collection (each collection resolves its own "latest").
  */
-export function detectVersionIntent(text: string, known: readonly string[]): VersionIntent {
-  const mentions = findVersionMentions(text, known)
+export function detectVersionIntent(text: string, known: readonly string[], names: readonly string[] = []): VersionIntent {
+  const mentions = findVersionMentions(text, known, names)
   const asksRelease = ASKS_WHICH_RELEASE.test(text)
   const asksChange = ASKS_WHAT_CHANGED.test(text)
   const ordered = [...known].sort(compareVersions)

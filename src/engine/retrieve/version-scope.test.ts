@@ -98,3 +98,54 @@ describe('versions named in the question', () => {
     expect(r.results[0]!.path).toBe('spec/2025-01-01/changelog.md')
   })
 })
+
+/**
+ * A release line named by its number ("Widgetry 3", "v4") in a tree whose releases are full release
+ * numbers (a Docusaurus `versioned_docs/version-3.2.1/` layout): the line's newest release is searched.
+ */
+describe('a release line named in the question', () => {
+  let engine: Engine
+  const cleanups: (() => Promise<void>)[] = []
+  const files: Record<string, string> = {
+    'versions.json': JSON.stringify(['4.0.2', '3.2.1', '3.1.0']),
+    'versioned_docs/version-4.0.2/reset.md': '# Reset\n\nHold the button for ten seconds to reset the widget.\n',
+    'versioned_docs/version-3.2.1/reset.md': '# Reset\n\nHold the button for five seconds to reset the widget.\n',
+    'versioned_docs/version-3.1.0/reset.md': '# Reset\n\nHold the button for three seconds to reset the widget.\n',
+    'docs/reset.md': '# Reset\n\nSay "reset" to reset the widget.\n',
+  }
+
+  beforeAll(async () => {
+    const corpus = await tempDir()
+    const data = await tempDir()
+    cleanups.push(corpus.cleanup, data.cleanup)
+    for (const [rel, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(corpus.dir, rel)), { recursive: true })
+      await writeFile(path.join(corpus.dir, rel), text)
+    }
+    engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
+    const r = await engine.importFolder(corpus.dir, { collection: 'widgetry' })
+    expect(r.failed).toEqual([])
+  })
+  afterAll(async () => {
+    await engine?.close()
+    for (const c of cleanups) await c()
+  })
+
+  it.each([
+    ['How do I reset the widget in Widgetry 3?', '3.2.1'],
+    ['widgetry@3: how do I reset the widget?', '3.2.1'],
+    ['How do I reset the widget in v4?', '4.0.2'],
+    ['How do I reset the widget on 3.x?', '3.2.1'],
+  ])('%s searches %s', async (q, version) => {
+    const r = await engine.search(q, { mode: 'keyword', k: 10 })
+    expect(r.scope.source).toBe('named_in_question')
+    expect(r.scope.versions).toEqual({ widgetry: [version] })
+    expect(r.results.length).toBeGreaterThan(0)
+    for (const h of r.results) expect([null, version]).toContain(h.version)
+  })
+
+  it('a number after another word is not a release', async () => {
+    const r = await engine.search('Does the widget reset after 3 presses?', { mode: 'keyword', k: 10 })
+    expect(r.scope.source).toBe('default')
+  })
+})
