@@ -27,6 +27,9 @@ export const FRAMING = new Set(
   ),
 )
 
+/** Framing words that may begin a two-word feature name ("type providers", "kind filters"). */
+const NAME_STARTS = new Set(['type', 'types', 'kind', 'kinds'])
+
 const RFC2119 = new Set(['MUST', 'NOT', 'SHALL', 'SHOULD', 'MAY', 'REQUIRED', 'RECOMMENDED', 'OPTIONAL'])
 
 export interface KeyTerm {
@@ -82,9 +85,13 @@ export function keyTermsOf(question: string, scope: Pick<ResolvedScope, 'known'>
     const word = m[0].replace(/^_/, '').toLowerCase()
     if (plain(word) && !out.has(word)) out.set(word, { term: word, form: 'word', spelling: m[0] })
   }
+  // "type" and "kind" frame a question ("what type of …") but also begin a feature's name ("type
+  // providers"): with a plain word after them they may make a phrase, which counts as a feature only
+  // where a section title of the collection holds it (release-counts.ts).
+  const namesWith = (word: string) => NAME_STARTS.has(word)
   for (const [a, b] of adjacentPairs(text))
     // An acronym may be one of the two words ("URL mode").
-    if (plain(a.toLowerCase(), true) && plain(b.toLowerCase(), true)) {
+    if ((plain(a.toLowerCase(), true) || namesWith(a.toLowerCase())) && plain(b.toLowerCase(), true)) {
       const term = `${a} ${b}`.toLowerCase()
       if (!out.has(term)) out.set(term, { term, form: 'phrase', spelling: `${a} ${b}` })
     }

@@ -57,6 +57,12 @@ const FILES: Record<string, string> = {
     '# Questionnaires\n\n## Questionnaires\n\nA server can show the user a survey to fill in.\n\n' +
     '## Survey Mode Flow\n\nThe client shows the survey and returns what the user typed.\n\n' +
     '## Survey Mode Security\n\nA survey must not ask for passwords.\n',
+  // "type" frames questions ("what type of …") and also begins a feature's name: only 2.0 has type providers.
+  'specification/1.0/schemas.md':
+    '# Schemas\n\n## Schema Types\n\nEvery message type is checked against a schema; a provider of tools declares its input types.\n',
+  'specification/2.0/type-providers.md':
+    '# Type Providers\n\n## Type Providers\n\nA type provider infers handler types from a JSON schema.\n\n' +
+    '## Scoped Type Providers\n\nType providers can be set for one plugin only.\n',
 }
 // Sections of other subjects, so that no term of the tests is in a large share of the specification.
 for (const v of ['1.0', '2.0'])
@@ -153,6 +159,20 @@ describe('release rules on a real engine', () => {
     // Each word alone is in 1.0: the words rule could not tell.
     for (const w of ['url', 'mode', 'elicitation'])
       expect(trace.release!.terms.find((t) => t.term === w)!.in_scope_authoritative, w).toBeGreaterThan(0)
+  })
+
+  it('reads a feature name that begins with a framing word ("type providers") as a phrase', async () => {
+    const chat = new ScriptedChat([])
+    const { result, trace } = await ask('How do type providers work?', '1.0', chat)
+    expect(chat.calls).toHaveLength(0)
+    expect(result.explanation).toBe('The 1.0 docs never mention type providers; it first appears in 2.0.')
+    expect(trace.release!.terms.find((t) => t.term === 'type providers')).toMatchObject({
+      form: 'phrase',
+      in_scope_authoritative: 0,
+    })
+    // "What type of …" frames the question: no phrase begins with it.
+    const framed = keyTermsOf('What type of content can a tool return?', { known: ['1.0', '2.0'] })
+    expect(framed.filter((t) => t.form === 'phrase' && t.term.startsWith('type')).map((t) => t.term)).toEqual([])
   })
 
   it('leaves a phrase question to the model in the release that has the feature', async () => {
