@@ -88,10 +88,9 @@ export function keyTermsOf(question: string, scope: Pick<ResolvedScope, 'known'>
   // "type" and "kind" frame a question ("what type of …") but also begin a feature's name ("type
   // providers"): with a plain word after them they may make a phrase, which counts as a feature only
   // where a section title of the collection holds it (release-counts.ts).
-  const namesWith = (word: string) => NAME_STARTS.has(word)
   for (const [a, b] of adjacentPairs(text))
     // An acronym may be one of the two words ("URL mode").
-    if ((plain(a.toLowerCase(), true) || namesWith(a.toLowerCase())) && plain(b.toLowerCase(), true)) {
+    if ((plain(a.toLowerCase(), true) || NAME_STARTS.has(a.toLowerCase())) && plain(b.toLowerCase(), true)) {
       const term = `${a} ${b}`.toLowerCase()
       if (!out.has(term)) out.set(term, { term, form: 'phrase', spelling: `${a} ${b}` })
     }
