@@ -182,8 +182,10 @@ function anchorPositions(words: PassageWord[], anchors: string[]): Positioned[] 
  */
 export function findMisattachment(sentence: string, question: string, cited: PromptPassage[]): string | null {
   const kinds: ((t: string) => string[])[] = [answerNumbers, answerTerms]
-  const own = new Set(contentWords(sentence))
-  const qualifiers = [...new Set([...own, ...contentWords(question)])].filter((w) => !/^-?\.?\d/.test(w))
+  // Qualifiers are plain words: a number or an identifier ("json-rpc") is an anchor, not what one is for.
+  const plain = (w: string) => !/^-?\.?\d/.test(w) && !/[/_.:-]/.test(w)
+  const own = [...new Set(contentWords(sentence))].filter(plain)
+  const withQuestion = [...new Set([...own, ...contentWords(question)])].filter(plain)
   for (const extract of kinds) {
     const anchors = extract(sentence)
     for (const t of anchors) {
@@ -193,10 +195,18 @@ export function findMisattachment(sentence: string, question: string, cited: Pro
         const words = wordsOf(p.text)
         const mine = anchorPositions(words, [t])
         if (mine.length === 0) continue
+        // A sentence that says, in words of its own, what the value goes with (one of them next to it
+        // in the passage and next to no other value: "listing" before application/json) has it
+        // attached as the passage does. Otherwise its words and the question's are weighed: a word
+        // next to another value and far from this one says the value belongs to something else
+        // ("For direct drive, FACTOR=.020" where "direct" is next to .005; "factor" is next to both).
+        // Without the first rule, a question of several parts, or a long sentence, pairs some word
+        // with another value of the passage ("When I POST a JSON-RPC request, what Accept header…").
         const otherTokens = extract(p.text).filter(
           (o) => !anchors.some((a) => normaliseForMatch(a) === normaliseForMatch(o)) && normaliseForMatch(o) !== normaliseForMatch(t),
         )
-        const clash = clashingQualifier(words, mine, anchorPositions(words, otherTokens), qualifiers)
+        const others = anchorPositions(words, otherTokens)
+        const clash = placedByOwnWords(words, mine, others, own) ? null : clashingQualifier(words, mine, others, withQuestion)
         if (!clash) {
           attached = true
           break
@@ -207,6 +217,15 @@ export function findMisattachment(sentence: string, question: string, cited: Pro
     }
   }
   return null
+}
+
+function placedByOwnWords(words: PassageWord[], mine: Positioned[], others: Positioned[], own: string[]): boolean {
+  const near = (i: number, set: Positioned[]) => set.some((s) => s.unit === words[i]!.unit && s.at !== i && Math.abs(s.at - i) <= ATTACH_WINDOW)
+  return own.some((stem) => {
+    const at = words.flatMap((w, i) => (w.stem === stem ? [i] : []))
+    // Next to this value somewhere, and next to no other value anywhere in the passage.
+    return at.some((i) => near(i, mine)) && !at.some((i) => near(i, others))
+  })
 }
 
 function clashingQualifier(

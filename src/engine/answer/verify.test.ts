@@ -225,6 +225,31 @@ describe('a number the passage attaches to something else', () => {
     expect(right.removed).toEqual([])
   })
 
+  it('keeps a sentence whose own words place its value, though a question of several parts pairs its words with other values', async () => {
+    // Seen on a held-out question: both sentences are the passage's own, and both were removed,
+    // because "request" and "accept" of the question sit next to other names in the passage.
+    const transport: PromptPassage[] = [
+      {
+        ...manual[0]!,
+        text:
+          'Every JSON-RPC message sent from the client MUST be a new HTTP POST request to the MCP endpoint. ' +
+          'The client MUST include an Accept header, listing both application/json and text/event-stream as supported content types. ' +
+          'If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream or Content-Type: application/json.',
+      },
+    ]
+    const question = 'When I POST a JSON-RPC request to a Streamable HTTP endpoint, what Accept header do I need and what kinds of responses can the server send back?'
+    const v = await verifyReply(
+      reply([
+        ['Every JSON-RPC message sent from the client MUST be a new HTTP POST request to the MCP endpoint.', [1]],
+        ['The client MUST include an Accept header listing application/json and text/event-stream.', [1]],
+      ]),
+      transport,
+      { question },
+    )
+    expect(v.removed).toEqual([])
+    expect(v.kept).toHaveLength(2)
+  })
+
   it('leaves a number alone when the passage gives no other value to pair its words with', async () => {
     const origin: PromptPassage[] = [
       { ...manual[0]!, text: 'If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.' },
