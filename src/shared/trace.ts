@@ -173,6 +173,8 @@ export const RepairCode = z.enum([
   'list_completed',
   /** The answer restated the question or left out what it asks for (a name, a number, a version); the passage sentence that answers was added. */
   'quote_added',
+  /** Sentences of the best-ranked passages that bear on the question and the answer left out were added (answer/key-sentences.ts). */
+  'key_sentences_added',
 ])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })

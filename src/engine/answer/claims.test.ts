@@ -46,8 +46,12 @@ describe('sentences their cited passages do not support', () => {
     const chat = new ScriptedChat([reply('It accepts 1,000 requests per minute [1]. Above that it says "slow down" [1].', [1])])
     const result = await ask(chat)
     expect(result).toMatchObject({ abstained: false, mode: 'answer' })
-    expect(result.answer).toBe('It accepts 1,000 requests per minute [1].')
-    expect(result.sentences).toEqual([{ text: 'It accepts 1,000 requests per minute.', citations: [1] }])
+    // The model's sentence that checked out, then the passage's own sentence on what the removed one
+    // got wrong, copied (answer/key-sentences.ts).
+    expect(result.sentences).toEqual([
+      { text: 'It accepts 1,000 requests per minute.', citations: [1] },
+      { text: 'The server accepts 1,000 requests per minute and answers the rest with HTTP 429.', citations: [1], added: 'quote' },
+    ])
     expect(result.removed).toEqual([
       {
         text: 'Above that it says "slow down".',
@@ -85,6 +89,6 @@ describe('sentences their cited passages do not support', () => {
     expect(chat.calls).toHaveLength(2)
     expect(chat.calls[1]!.user).toContain('the cited passages do not contain the number 1,500')
     expect(result).toMatchObject({ abstained: false, removed: [] })
-    expect(result.answer).toBe('It accepts 1,000 requests per minute [1].')
+    expect(result.sentences?.filter((x) => !x.added)).toEqual([{ text: 'It accepts 1,000 requests per minute.', citations: [1] }])
   })
 })

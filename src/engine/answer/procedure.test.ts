@@ -184,10 +184,12 @@ describe('through the engine', () => {
         { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false },
       )
       expect(result).toMatchObject({ abstained: false, mode: 'answer' })
-      expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'list', 'list', 'list'])
+      expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'list', 'list', 'list', 'quote'])
       expect(result.answer).toBe(
         // The index keeps inline code as its text, without backticks.
-        'The following error codes are defined [1]:\n- -32700: Parse error [1]\n- -32602: Invalid params [1]\n- -32603: Internal error [1]',
+        'The following error codes are defined [1]:\n- -32700: Parse error [1]\n- -32602: Invalid params [1]\n- -32603: Internal error [1]\n' +
+          // The passage's sentence on the question that the answer left out (answer/key-sentences.ts).
+          'Servers use the standard JSON-RPC error codes [1].',
       )
       const trace = (await engine.answers.trace(result.trace_id))!.data as { verification: { repairs?: { code: string }[] } }
       expect(JSON.stringify(trace)).toContain('list_completed')

@@ -4,6 +4,7 @@ import type { SearchHit } from '../../../shared/search'
 import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
+import { addKeySentences } from '../key-sentences'
 import { retarget } from '../off-target'
 import type { PromptPassage, ReplySentence } from '../prompt'
 import type { ReleaseCheck } from '../release'
@@ -88,13 +89,13 @@ export async function conclude(c: Concluding): Promise<Verdict> {
 }
 
 /** The sentences that passed, completed from their sources and numbered: the answer, unless what is left no longer stands. */
-function answer(
+async function answer(
   c: Concluding,
   v: Verification & { reply: NonNullable<Verification['reply']> },
   hitOf: (p: PromptPassage) => SearchHit,
   release: Verdict['release'],
   abstain: (reason: 'not_in_context' | 'unverifiable_citations', explanation: string | null) => Verdict,
-): Verdict {
+): Promise<Verdict> {
   const { passages, standalone, base } = c
   const fullText = (p: PromptPassage) => hitOf(p).text
   const completed = completeFromSources(v.kept, passages, fullText, v.repairs)
@@ -107,9 +108,11 @@ function answer(
   const authoritative = authoritativeRefusal(kept, byN, c.release)
   if (authoritative) release.cited_authoritative = authoritative.cited
   if (authoritative?.refusal) return abstain('not_in_context', authoritative.refusal)
+  // After the release rules, which judge what the model's answer rests on: copied sentences do not rescue it.
+  const full = await addKeySentences(kept, passages, fullText, standalone, v.repairs, c.release.checkSentences)
 
-  const { sentences, citations } = numberByFirstUse(kept, byN, hitOf)
-  const notices = [...base.notices, ...releaseLabels(sentences, kept, byN, c.release)]
+  const { sentences, citations } = numberByFirstUse(full, byN, hitOf)
+  const notices = [...base.notices, ...releaseLabels(sentences, full, byN, c.release)]
   const removedNote = removalNotice(v.removed, c.release.trace.releases)
   const result: AskResult = {
     ...base,

@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest'
+import type { VerificationRepair } from '../../shared/trace'
+import { addKeySentences, keySentences, KEY_SENTENCES } from './key-sentences'
+import type { KeptSentence } from './procedure'
+import type { PromptPassage } from './prompt'
+
+/**
+ * After the model's verified sentences, the sentences of the best passages that bear on the
+ * question and the answer left out are added, copied and cited.
+ */
+
+// Shapes of the MCP specification's Streamable HTTP and logging pages.
+const TRANSPORT = `### Sending Messages to the Server
+
+Every JSON-RPC message sent from the client MUST be a new HTTP POST request to the MCP endpoint.
+The client MUST include an Accept header, listing both application/json and text/event-stream as supported content types.
+If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.
+The client MUST support both of these cases.`
+
+const SESSIONS = `### Session Management
+
+A server MAY assign a session ID at initialization time, in an Mcp-Session-Id header on the response.
+When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session.`
+
+const LOGGING = `### Logging
+
+Servers emit log messages with a severity level chosen by the client.`
+
+const passage = (n: number, text: string): PromptPassage =>
+  ({ n, chunk_id: `c${n}`, text, heading: 'h', path: 'p.md', version: null, kind: null }) as unknown as PromptPassage
+
+const Q =
+  'When I POST a JSON-RPC request to a Streamable HTTP endpoint, what Accept header do I need and what content types can the server send back?'
+
+async function run(
+  kept: KeptSentence[],
+  question: string,
+  passages: PromptPassage[],
+  misses?: (s: string[]) => Promise<{ index: number }[]>,
+) {
+  const repairs: VerificationRepair[] = []
+  const out = await addKeySentences(kept, passages, (p) => p.text, question, repairs, misses)
+  return { out, repairs }
+}
+
+describe('key sentences of the best passages', () => {
+  it('adds the part of a two-part question the answer left out, copied and cited, and names it in a repair', async () => {
+    const kept = [{ text: 'Every JSON-RPC message from the client is a new HTTP POST to the MCP endpoint.', cites: [1] }]
+    const { out, repairs } = await run(kept, Q, [passage(1, TRANSPORT), passage(2, LOGGING)])
+    expect(out[0]).toEqual(kept[0])
+    const added = out.slice(1)
+    expect(added.length).toBeGreaterThan(0)
+    expect(added.length).toBeLessThanOrEqual(KEY_SENTENCES)
+    expect(added.every((s) => s.added === 'quote' && s.cites.join() === '1' && TRANSPORT.includes(s.text))).toBe(true)
+    // Both parts: the Accept header, and what the server may send back.
+    const text = added.map((s) => s.text).join(' ')
+    expect(text).toContain('Accept header')
+    expect(text).toContain('Content-Type: text/event-stream')
+    expect(repairs).toEqual([
+      {
+        code: 'key_sentences_added',
+        message: 'The answer left out 2 sentences of passage [1] on the question; they were added.',
+      },
+    ])
+  })
+
+  it('does not add a second sentence that only repeats the first one’s terms', () => {
+    const picks = keySentences(
+      ['Nothing yet.'],
+      [passage(1, TRANSPORT)],
+      (p) => p.text,
+      'What Accept header must the client include?',
+    )
+    expect(picks.map((p) => p.unit.text)).toEqual([
+      'The client MUST include an Accept header, listing both application/json and text/event-stream as supported content types.',
+    ])
+  })
+
+  it('skips what the answer already says, and adds nothing from passages that are not about the question', async () => {
+    const said = [
+      {
+        text: 'The client MUST include an Accept header listing both application/json and text/event-stream as supported content types [1].',
+        cites: [1],
+      },
+    ]
+    const picks = keySentences(
+      said.map((s) => s.text),
+      [passage(1, TRANSPORT)],
+      (p) => p.text,
+      'What Accept header must the client include?',
+    )
+    expect(picks).toEqual([])
+    const vague = [{ text: 'Servers log messages.', cites: [1] }]
+    expect(await run(vague, Q, [passage(1, LOGGING)])).toEqual({ out: vague, repairs: [] })
+  })
+
+  it('reads only the two best-ranked passages', () => {
+    const question = 'What should a client do when a request with an Mcp-Session-Id gets HTTP 404?'
+    const third = keySentences(
+      ['No.'],
+      [passage(1, LOGGING), passage(2, TRANSPORT), passage(3, SESSIONS)],
+      (p) => p.text,
+      question,
+    )
+    expect(third.some((p) => p.passage.n === 3)).toBe(false)
+    const second = keySentences(
+      ['No.'],
+      [passage(1, LOGGING), passage(2, SESSIONS), passage(3, TRANSPORT)],
+      (p) => p.text,
+      question,
+    )
+    expect(second.map((p) => p.unit.text)).toContain(
+      'When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session.',
+    )
+  })
+
+  it('adds no sentence the release rule rejects, though it would otherwise be the best one', async () => {
+    const kept = [{ text: 'Every JSON-RPC message from the client is a new HTTP POST to the MCP endpoint.', cites: [1] }]
+    const asked: string[][] = []
+    const { out } = await run(kept, Q, [passage(1, TRANSPORT)], async (sentences) => {
+      asked.push(sentences)
+      return sentences.map((s, index) => ({ s, index })).filter(({ s }) => s.includes('Accept header'))
+    })
+    // The rule saw the sentence and refused it.
+    expect(asked.flat().some((s) => s.includes('Accept header'))).toBe(true)
+    expect(out.some((s) => s.text.includes('Accept header'))).toBe(false)
+    expect(out.slice(1).every((s) => s.added === 'quote')).toBe(true)
+  })
+
+  it('adds nothing to an answer that is only copied text', async () => {
+    const copied = [{ text: 'Servers log messages.', cites: [1], added: 'quote' as const }]
+    expect(await run(copied, Q, [passage(1, TRANSPORT)])).toEqual({ out: copied, repairs: [] })
+  })
+})
+
+describe('through the engine', () => {
+  it('shows the key sentences as copied, cites their passage and names them in the trace', async () => {
+    const { mkdir, writeFile } = await import('node:fs/promises')
+    const path = await import('node:path')
+    const { Engine } = await import('../engine')
+    const { tempDir } = await import('../../test-support/paths')
+    const { ScriptedChat, OverlapReranker, reply } = await import('./scripted.testutil')
+    const c = await tempDir()
+    const d = await tempDir()
+    const engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
+    try {
+      await mkdir(path.join(c.dir, 'spec'), { recursive: true })
+      await writeFile(path.join(c.dir, 'spec', 'transports.md'), `# Transports\n\n${TRANSPORT}\n`)
+      expect((await engine.importFolder(c.dir, { collection: 'spec' })).failed).toEqual([])
+      const chat = new ScriptedChat([
+        reply('The client MUST include an Accept header listing application/json and text/event-stream [1].', [1]),
+      ])
+      const result = await engine.ask(
+        {
+          question:
+            'When the client POSTs a JSON-RPC request to the MCP endpoint, what Accept header must it include and what content types can the server return?',
+          scope: { collections: ['spec'], version: 'all' },
+        },
+        { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false },
+      )
+      expect(result).toMatchObject({ abstained: false, mode: 'answer' })
+      expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'quote', 'quote'])
+      expect(result.sentences?.every((s) => s.citations.join() === '1')).toBe(true)
+      expect(result.answer).toContain('Accept header')
+      expect(result.citations).toHaveLength(1)
+      expect(JSON.stringify((await engine.answers.trace(result.trace_id))!.data)).toContain('key_sentences_added')
+    } finally {
+      await engine.close()
+      await c.cleanup()
+      await d.cleanup()
+    }
+  })
+})

@@ -1,0 +1,141 @@
+import type { VerificationRepair } from '../../shared/trace'
+import type { KeptSentence } from './procedure'
+import type { PromptPassage } from './prompt'
+import { contentWords, splitUnits, unitScore, type TextUnit } from './sentences'
+import { questionWeights } from './trim'
+
+/**
+ * What the best passages say about the question that the answer leaves out. A 1.5B model answers
+ * in a sentence or two and drops most of what its passages say: on the fit half of the MCP golden
+ * set its answers held 31% of the questions' facts while the passages it read held 79%
+ * (docs/benchmarks.md, "Key sentences from the best passages"). So after the model's verified
+ * sentences, the sentences of the two best-ranked passages that hold most of the question's
+ * weighted terms are added, in the passage's own words and citing it: grounded by construction,
+ * marked as added (`added: 'quote'`, shown as copied in the app) and named in the trace.
+ *
+ * - Each pick lowers the weight of the question terms it holds, so a second sentence answers
+ *   another part of the question rather than repeating the first (a multi-part question).
+ * - A sentence the answer already says (most of its content words are in the answer) is skipped.
+ * - A sentence must hold at least MIN_SCORE of the weighted question, so a passage that is not
+ *   about the question adds nothing.
+ *
+ * The rule (2 passages, 2 sentences, score 2) was chosen on the fit half of the MCP golden set by
+ * replaying the model's recorded answers (`evals/answers/key-sentences.ts`); the held-out halves
+ * are measured with the model (docs/benchmarks.md).
+ */
+
+/** Passages the sentences come from: the best-ranked ones (retrieval's order). */
+export const KEY_PASSAGES = 2
+/** At most this many sentences are added. */
+export const KEY_SENTENCES = 2
+/** A sentence must hold at least this weight of the question's terms (questionWeights) to be added. */
+export const MIN_SCORE = 2
+/** Share of a sentence's content words the answer must hold for the sentence to count as said. */
+const SAID = 0.6
+/** A term a chosen sentence holds counts this much toward the next pick. */
+const DISCOUNT = 0.3
+/** A code block a chosen sentence introduces is added with it when it is at most this long. */
+const MAX_CODE_LINES = 12
+
+export interface KeyPick {
+  passage: PromptPassage
+  unit: TextUnit
+  /** A short code block the sentence introduces ("…send a notification:"). */
+  follows: TextUnit | null
+  score: number
+}
+
+const said = (p: KeyPick) => p.unit.text + (p.follows ? `\n${p.follows.text}` : '')
+
+/** The sentences to add, best first: at most KEY_SENTENCES, each holding at least MIN_SCORE of what is still unanswered. */
+export function keySentences(
+  answer: readonly string[],
+  passages: readonly PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  question: string,
+): KeyPick[] {
+  const ranked = [...passages].sort((a, b) => a.n - b.n)
+  const weights = questionWeights(question, ranked.map(fullText))
+  const said = new Set(answer.flatMap((s) => contentWords(s)))
+  const verbatim = new Set(answer.map((s) => s.trim()))
+  const candidates: { passage: PromptPassage; unit: TextUnit; follows: TextUnit | null; words: Set<string>; lower: string }[] = []
+  for (const passage of ranked.slice(0, KEY_PASSAGES)) {
+    const units = splitUnits(fullText(passage))
+    units.forEach((unit, i) => {
+      if (unit.kind === 'heading' || unit.kind === 'code' || verbatim.has(unit.text.trim())) return
+      const words = new Set(contentWords(unit.text))
+      if (words.size === 0 || [...words].filter((w) => said.has(w)).length / words.size >= SAID) return
+      const next = units[i + 1]
+      const follows =
+        /:\s*$/.test(unit.text) && next?.kind === 'code' && next.text.split('\n').length <= MAX_CODE_LINES ? next : null
+      candidates.push({ passage, unit, follows, words, lower: unit.text.toLowerCase() })
+    })
+  }
+  const picks: KeyPick[] = []
+  const left = new Map(weights)
+  while (picks.length < KEY_SENTENCES) {
+    let best: (typeof candidates)[number] | null = null
+    let bestScore = 0
+    for (const c of candidates) {
+      if (picks.some((p) => p.unit === c.unit)) continue
+      const score = unitScore(c.words, c.unit.text, left)
+      if (score > bestScore) {
+        best = c
+        bestScore = score
+      }
+    }
+    if (!best || bestScore < MIN_SCORE) break
+    picks.push({ passage: best.passage, unit: best.unit, follows: best.follows, score: bestScore })
+    for (const [t, w] of left) if (best.words.has(t) || (w > 1 && best.lower.includes(t))) left.set(t, w * DISCOUNT)
+  }
+  return picks
+}
+
+/**
+ * The answer with the key sentences added: each after the last sentence that cites its passage,
+ * else at the end, in the passage's order. A repair names what was added. `misses`, when the
+ * question is scoped to a release, is the release rule after generation (release-after.ts): a
+ * sentence that names a feature the release lacks is not added, copied or not.
+ */
+export async function addKeySentences(
+  kept: KeptSentence[],
+  passages: readonly PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  question: string,
+  repairs: VerificationRepair[],
+  misses?: (sentences: string[]) => Promise<{ index: number }[]>,
+): Promise<KeptSentence[]> {
+  if (!kept.some((s) => !s.added)) return kept
+  let picks = keySentences(
+    kept.map((s) => s.text),
+    passages,
+    fullText,
+    question,
+  )
+  if (picks.length && misses) {
+    const out = new Set((await misses(picks.map(said))).map((m) => m.index))
+    picks = picks.filter((_, i) => !out.has(i))
+  }
+  if (picks.length === 0) return kept
+  // In reading order: by passage rank, then by place in the passage.
+  picks.sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start)
+  const out = [...kept]
+  for (const pick of picks) {
+    const last = out.reduce((at, s, i) => (s.cites.includes(pick.passage.n) ? i : at), -1)
+    const at = last >= 0 ? last + 1 : out.length
+    const added = [pick.unit, ...(pick.follows ? [pick.follows] : [])].map((u) => ({
+      text: u.text,
+      cites: [pick.passage.n],
+      added: 'quote' as const,
+    }))
+    out.splice(at, 0, ...added)
+  }
+  const ns = [...new Set(picks.map((p) => `[${p.passage.n}]`))]
+  const from = ns.length === 1 ? `passage ${ns[0]}` : `passages ${ns.join(' and ')}`
+  const n = picks.length
+  repairs.push({
+    code: 'key_sentences_added',
+    message: `The answer left out ${n === 1 ? 'a sentence' : `${n} sentences`} of ${from} on the question; ${n === 1 ? 'it was' : 'they were'} added.`,
+  })
+  return out
+}
