@@ -16,6 +16,7 @@ import { halfOf } from '../../src/engine/eval/gate-calibration'
 import { isHit, loadQuestions } from '../../src/engine/eval/questions'
 import { extractExactTerms } from '../../src/engine/core/exact-terms'
 import {
+  HYBRID_FUSION,
   changeLogRanking,
   fuseLists,
   isChangeLog,
@@ -54,12 +55,16 @@ type Fusion = (q: Collected) => string[]
 const scored = (xs: Candidate[], f: (c: Candidate) => number | null): ScoredList[] =>
   xs.map((x) => ({ chunk_id: x.id, score: f(x) ?? 0 }))
 
-/** The engine's own fusion (retrieve/fuse.ts fuseLists and withChangeLog), over the lists collected for `q`. */
-function engineFusion(rule: FusionRule): Fusion {
+/**
+ * The engine's own fusion (retrieve/fuse.ts fuseLists and withChangeLog), over the lists collected
+ * for `q`; with `only`, the engine's keyword or vector mode, which ranks change-log sections in the
+ * same way for a change question (search.ts fuseFor runs for one list too).
+ */
+function engineFusion(rule: FusionRule, only?: 'keyword' | 'vector'): Fusion {
   return (q) => {
     const input = (n: number): FusionInput => ({
-      keyword: scored(q.keyword.slice(0, n), (c) => c.bm25),
-      vector: scored(q.vector.slice(0, n), (c) => c.cosine),
+      keyword: only === 'vector' ? null : scored(q.keyword.slice(0, n), (c) => c.bm25),
+      vector: only === 'keyword' ? null : scored(q.vector.slice(0, n), (c) => c.cosine),
       exact: q.exact,
     })
     const lists = input(DEFAULT_CANDIDATES)
@@ -118,8 +123,11 @@ function score(qs: Collected[], f: Fusion): Score {
   return { recall10: qs.length ? hits / qs.length : 0, mrr: qs.length ? rr / qs.length : 0, n: qs.length }
 }
 
-const KEYWORD: Fusion = (q) => q.keyword.slice(0, DEFAULT_CANDIDATES).map((x) => x.id)
-const VECTOR: Fusion = (q) => q.vector.slice(0, DEFAULT_CANDIDATES).map((x) => x.id)
+// Keyword and vector alone as the engine's keyword and vector modes serve them: a change question
+// ranks change-log sections in there too. (Before 2026-12-05 they were the bare lists, so on a change
+// question hybrid's change-log boost was weighed against lists without it.)
+const KEYWORD: Fusion = engineFusion(HYBRID_FUSION, 'keyword')
+const VECTOR: Fusion = engineFusion(HYBRID_FUSION, 'vector')
 const RRF: Fusion = engineFusion({ kind: 'rrf', k: RRF_K })
 
 async function collect(spec: string, models: string): Promise<Collected[]> {
