@@ -53,7 +53,11 @@ export function keySentences(
   passages: readonly PromptPassage[],
   fullText: (p: PromptPassage) => string,
   question: string,
+  /** The rule's numbers, for measuring variants of it (evals/answers/key-sentences.ts). */
+  rule: { sentences?: number; minScore?: number } = {},
 ): KeyPick[] {
+  const most = rule.sentences ?? KEY_SENTENCES
+  const floor = rule.minScore ?? MIN_SCORE
   const ranked = [...passages].sort((a, b) => a.n - b.n)
   const weights = questionWeights(question, ranked.map(fullText))
   const said = new Set(answer.flatMap((s) => contentWords(s)))
@@ -73,7 +77,7 @@ export function keySentences(
   }
   const picks: KeyPick[] = []
   const left = new Map(weights)
-  while (picks.length < KEY_SENTENCES) {
+  while (picks.length < most) {
     let best: (typeof candidates)[number] | null = null
     let bestScore = 0
     for (const c of candidates) {
@@ -84,7 +88,7 @@ export function keySentences(
         bestScore = score
       }
     }
-    if (!best || bestScore < MIN_SCORE) break
+    if (!best || bestScore < floor) break
     picks.push({ passage: best.passage, unit: best.unit, follows: best.follows, score: bestScore })
     for (const [t, w] of left) if (best.words.has(t) || (w > 1 && best.lower.includes(t))) left.set(t, w * DISCOUNT)
   }
