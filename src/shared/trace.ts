@@ -175,6 +175,8 @@ export const RepairCode = z.enum([
   'quote_added',
   /** Sentences of the best-ranked passages that bear on the question and the answer left out were added (answer/key-sentences.ts). */
   'key_sentences_added',
+  /** A sentence cited to a guide that the scoped release's specification also says was cited to it too (stages/authoritative.ts). */
+  'authoritative_cited',
 ])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })

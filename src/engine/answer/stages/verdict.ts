@@ -5,6 +5,7 @@ import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
 import { addKeySentences } from '../key-sentences'
+import { authoritativeRefusal, citeAuthoritative } from './authoritative'
 import { retarget } from '../off-target'
 import type { PromptPassage, ReplySentence } from '../prompt'
 import type { ReleaseCheck } from '../release'
@@ -105,6 +106,8 @@ async function answer(
   // A retargeted answer is the passage's own sentence naming what was asked: it is about the question.
   if (!target.retargeted && !answersTheQuestion(kept, v.removed.length, standalone))
     return abstain('unverifiable_citations', 'The sentences that checked out no longer answer the question.')
+  // A sentence cited to a guide that the release's specification also says is cited to it as well.
+  await citeAuthoritative(kept, passages, c.release, standalone, v.repairs)
   const authoritative = authoritativeRefusal(kept, byN, c.release)
   if (authoritative) release.cited_authoritative = authoritative.cited
   if (authoritative?.refusal) return abstain('not_in_context', authoritative.refusal)
@@ -156,43 +159,6 @@ function answersTheQuestion(kept: KeptSentence[], removed: number, question: str
   if (removed === 0) return true
   const asked = new Set(contentWords(question))
   return kept.some((s) => !s.added && contentWords(s.text).some((w) => asked.has(w)))
-}
-
-/**
- * The release's authoritative sources mention what the question asks about: an answer stands only
- * if it cites at least one of them (of that release) that contains the term, in its text or heading,
- * or whose section heading names a feature the question asks about. Null when the rule does not
- * apply; else whether the answer cited one, and the refusal when it did not.
- */
-function authoritativeRefusal(
-  kept: ReplySentence[],
-  byN: Map<number, PromptPassage>,
-  release: ReleaseCheck,
-): { cited: boolean; refusal: string | null } | null {
-  const rule = release.trace
-  if (!rule.must_cite_authoritative || !rule.releases) return null
-  const kinds = new Set(rule.authoritative_kinds)
-  const terms = release.mustCite.map((t) => ({ raw: t.toLowerCase(), stem: contentWords(t)[0] ?? t }))
-  const features = release.featureTerms.map((t) => ({ raw: t.toLowerCase(), stems: contentWords(t) }))
-  const cited = [...new Set(kept.flatMap((s) => s.cites))].map((n) => byN.get(n)!).filter(Boolean)
-  const ok = cited.some((p) => {
-    if (!p.kind || !kinds.has(p.kind) || !p.version || !rule.releases!.includes(p.version)) return false
-    // The section's heading counts, as it does in the keyword index the rule counted with: a
-    // passage under "Elicitation > URL Mode Flow" is about elicitation though its text never says so.
-    const own = `${p.heading}\n${p.text}`
-    const text = own.toLowerCase()
-    const words = new Set(contentWords(own))
-    if (terms.some((t) => text.includes(t.raw) || words.has(t.stem))) return true
-    // A section named for a feature the question asks about ("Sampling > Tool Choice Modes" for a
-    // question on sampling with tools) is about it, though its text never says the specific word.
-    const heading = p.heading.toLowerCase()
-    const headingWords = new Set(contentWords(p.heading))
-    return features.some((f) => heading.includes(f.raw) || (f.stems.length > 0 && f.stems.every((w) => headingWords.has(w))))
-  })
-  if (ok) return { cited: true, refusal: null }
-  const label = rule.releases.join(' and ')
-  const refusal = `The answer drafted does not rest on the ${label} ${rule.authoritative_kinds[0]!.toLowerCase()}, which is what defines ${release.mustCite[0]} in that release; it is not shown.`
-  return { cited: false, refusal }
 }
 
 /** Sources numbered 1..n in the order the answer first uses them; passages no sentence uses are not listed. */
