@@ -135,39 +135,17 @@ describe('key sentences of the best passages', () => {
 
 describe('through the engine', () => {
   it('shows the key sentences as copied, cites their passage and names them in the trace', async () => {
-    const { mkdir, writeFile } = await import('node:fs/promises')
-    const path = await import('node:path')
-    const { Engine } = await import('../engine')
-    const { tempDir } = await import('../../test-support/paths')
-    const { ScriptedChat, OverlapReranker, reply } = await import('./scripted.testutil')
-    const c = await tempDir()
-    const d = await tempDir()
-    const engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
-    try {
-      await mkdir(path.join(c.dir, 'spec'), { recursive: true })
-      await writeFile(path.join(c.dir, 'spec', 'transports.md'), `# Transports\n\n${TRANSPORT}\n`)
-      expect((await engine.importFolder(c.dir, { collection: 'spec' })).failed).toEqual([])
-      const chat = new ScriptedChat([
-        reply('The client MUST include an Accept header listing application/json and text/event-stream [1].', [1]),
-      ])
-      const result = await engine.ask(
-        {
-          question:
-            'When the client POSTs a JSON-RPC request to the MCP endpoint, what Accept header must it include and what content types can the server return?',
-          scope: { collections: ['spec'], version: 'all' },
-        },
-        { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false },
-      )
-      expect(result).toMatchObject({ abstained: false, mode: 'answer' })
-      expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'quote', 'quote'])
-      expect(result.sentences?.every((s) => s.citations.join() === '1')).toBe(true)
-      expect(result.answer).toContain('Accept header')
-      expect(result.citations).toHaveLength(1)
-      expect(JSON.stringify((await engine.answers.trace(result.trace_id))!.data)).toContain('key_sentences_added')
-    } finally {
-      await engine.close()
-      await c.cleanup()
-      await d.cleanup()
-    }
+    const { askOverOneFile, reply } = await import('./scripted.testutil')
+    const { result, trace } = await askOverOneFile(
+      { name: 'transports.md', markdown: `# Transports\n\n${TRANSPORT}\n` },
+      'When the client POSTs a JSON-RPC request to the MCP endpoint, what Accept header must it include and what content types can the server return?',
+      [reply('The client MUST include an Accept header listing application/json and text/event-stream [1].', [1])],
+    )
+    expect(result).toMatchObject({ abstained: false, mode: 'answer' })
+    expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'quote', 'quote'])
+    expect(result.sentences?.every((s) => s.citations.join() === '1')).toBe(true)
+    expect(result.answer).toContain('Accept header')
+    expect(result.citations).toHaveLength(1)
+    expect(JSON.stringify(trace)).toContain('key_sentences_added')
   })
 })

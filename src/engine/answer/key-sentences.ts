@@ -1,7 +1,7 @@
 import type { VerificationRepair } from '../../shared/trace'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
-import { contentWords, splitUnits, unitScore, type TextUnit } from './sentences'
+import { codeIntroducedBy, contentWords, splitUnits, unitScore, type TextUnit } from './sentences'
 import { questionWeights } from './trim'
 
 /**
@@ -34,9 +34,6 @@ export const MIN_SCORE = 2
 const SAID = 0.6
 /** A term a chosen sentence holds counts this much toward the next pick. */
 const DISCOUNT = 0.3
-/** A code block a chosen sentence introduces is added with it when it is at most this long. */
-const MAX_CODE_LINES = 12
-
 export interface KeyPick {
   passage: PromptPassage
   unit: TextUnit
@@ -69,9 +66,7 @@ export function keySentences(
       if (unit.kind === 'heading' || unit.kind === 'code' || verbatim.has(unit.text.trim())) return
       const words = new Set(contentWords(unit.text))
       if (words.size === 0 || [...words].filter((w) => said.has(w)).length / words.size >= SAID) return
-      const next = units[i + 1]
-      const follows =
-        /:\s*$/.test(unit.text) && next?.kind === 'code' && next.text.split('\n').length <= MAX_CODE_LINES ? next : null
+      const follows = codeIntroducedBy(units, i)
       candidates.push({ passage, unit, follows, words, lower: unit.text.toLowerCase() })
     })
   }

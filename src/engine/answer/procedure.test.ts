@@ -163,40 +163,20 @@ describe('a procedure the answer stopped in', () => {
 
 describe('through the engine', () => {
   it('answers a lead-in with the list copied from the source, shown as added and named in the trace', async () => {
-    const { mkdir, writeFile } = await import('node:fs/promises')
-    const path = await import('node:path')
-    const { Engine } = await import('../engine')
-    const { tempDir } = await import('../../test-support/paths')
-    const { ScriptedChat, OverlapReranker, reply } = await import('./scripted.testutil')
-    const c = await tempDir()
-    const d = await tempDir()
-    const engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
-    try {
-      await mkdir(path.join(c.dir, 'spec'), { recursive: true })
-      await writeFile(path.join(c.dir, 'spec', 'errors.md'), `# Protocol\n\n${ERRORS}\n`)
-      expect((await engine.importFolder(c.dir, { collection: 'spec' })).failed).toEqual([])
-      const chat = new ScriptedChat([reply('The following error codes are defined [1]:', [1])])
-      const result = await engine.ask(
-        {
-          question: 'Which JSON-RPC error codes are defined for error handling?',
-          scope: { collections: ['spec'], version: 'all' },
-        },
-        { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false },
-      )
-      expect(result).toMatchObject({ abstained: false, mode: 'answer' })
-      expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'list', 'list', 'list', 'quote'])
-      expect(result.answer).toBe(
-        // The index keeps inline code as its text, without backticks.
-        'The following error codes are defined [1]:\n- -32700: Parse error [1]\n- -32602: Invalid params [1]\n- -32603: Internal error [1]\n' +
-          // The passage's sentence on the question that the answer left out (answer/key-sentences.ts).
-          'Servers use the standard JSON-RPC error codes [1].',
-      )
-      const trace = (await engine.answers.trace(result.trace_id))!.data as { verification: { repairs?: { code: string }[] } }
-      expect(JSON.stringify(trace)).toContain('list_completed')
-    } finally {
-      await engine.close()
-      await c.cleanup()
-      await d.cleanup()
-    }
+    const { askOverOneFile, reply } = await import('./scripted.testutil')
+    const { result, trace } = await askOverOneFile(
+      { name: 'errors.md', markdown: `# Protocol\n\n${ERRORS}\n` },
+      'Which JSON-RPC error codes are defined for error handling?',
+      [reply('The following error codes are defined [1]:', [1])],
+    )
+    expect(result).toMatchObject({ abstained: false, mode: 'answer' })
+    expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'list', 'list', 'list', 'quote'])
+    expect(result.answer).toBe(
+      // The index keeps inline code as its text, without backticks.
+      'The following error codes are defined [1]:\n- -32700: Parse error [1]\n- -32602: Invalid params [1]\n- -32603: Internal error [1]\n' +
+        // The passage's sentence on the question that the answer left out (answer/key-sentences.ts).
+        'Servers use the standard JSON-RPC error codes [1].',
+    )
+    expect(JSON.stringify(trace)).toContain('list_completed')
   })
 })

@@ -1,6 +1,6 @@
 import type { VerificationRepair } from '../../shared/trace'
 import type { PromptPassage, ReplySentence } from './prompt'
-import { contentWords, splitUnits, type TextUnit } from './sentences'
+import { MAX_CODE_LINES, contentWords, splitUnits, type TextUnit } from './sentences'
 
 /**
  * An answer stops only where its source stops. Two shapes of it, both seen with a 1.5B model that
@@ -24,8 +24,6 @@ import { contentWords, splitUnits, type TextUnit } from './sentences'
 const STEP_COVERED = 0.5
 /** At most this many items are copied; a longer tail is left to the source, which is one click away. */
 const MAX_ADDED = 8
-/** A code block a lead-in introduces is copied when it is at most this many lines. */
-const MAX_CODE_LINES = 12
 
 /** What the engine added to the model's sentences: procedure steps and list items here, a sentence that answers in substance.ts. */
 export type AddedKind = 'procedure' | 'list' | 'quote'

@@ -119,6 +119,18 @@ function splitProse(body: string, base: number): TextUnit[] {
   return out
 }
 
+/** A code block a sentence introduces is said with it when it is at most this many lines. */
+export const MAX_CODE_LINES = 12
+
+/**
+ * The short code block that unit `i` introduces ("…SHOULD send a notification:" then the JSON),
+ * which a sentence copied from a passage brings along; null when there is none.
+ */
+export function codeIntroducedBy(units: readonly TextUnit[], i: number): TextUnit | null {
+  const next = units[i + 1]
+  return /:\s*$/.test(units[i]!.text) && next?.kind === 'code' && next.text.split('\n').length <= MAX_CODE_LINES ? next : null
+}
+
 /** The words of a text that carry its content: stemmed, lower case, no stop words or single letters, identifiers kept whole. */
 export function contentWords(text: string): string[] {
   const out: string[] = []

@@ -111,36 +111,17 @@ describe('an answer without substance', () => {
 
 describe('through the engine', () => {
   it('shows the answering sentence as added, cited and named in the trace', async () => {
-    const { mkdir, writeFile } = await import('node:fs/promises')
-    const path = await import('node:path')
-    const { Engine } = await import('../engine')
-    const { tempDir } = await import('../../test-support/paths')
-    const { ScriptedChat, OverlapReranker, reply } = await import('./scripted.testutil')
-    const c = await tempDir()
-    const d = await tempDir()
-    const engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
-    try {
-      await mkdir(path.join(c.dir, 'spec'), { recursive: true })
-      await writeFile(path.join(c.dir, 'spec', 'prompts.md'), `# Prompts\n\n${PROMPTS}\n`)
-      expect((await engine.importFolder(c.dir, { collection: 'spec' })).failed).toEqual([])
-      const question = 'what notification does the server send when its list of prompts changes'
+    const { askOverOneFile, reply } = await import('./scripted.testutil')
+    const { result, trace } = await askOverOneFile(
+      { name: 'prompts.md', markdown: `# Prompts\n\n${PROMPTS}\n` },
+      'what notification does the server send when its list of prompts changes',
       // Not a restatement (the verifier sends those back to the model): it has words of its own, and no name.
-      const chat = new ScriptedChat([
-        reply('Servers that declared the capability send a notification when prompts change [1].', [1]),
-      ])
-      const result = await engine.ask(
-        { question, scope: { collections: ['spec'], version: 'all' } },
-        { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false },
-      )
-      expect(result).toMatchObject({ abstained: false, mode: 'answer' })
-      expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'quote', 'quote'])
-      expect(result.answer).toContain('notifications/prompts/list_changed')
-      expect(result.citations).toHaveLength(1)
-      expect(JSON.stringify((await engine.answers.trace(result.trace_id))!.data)).toContain('quote_added')
-    } finally {
-      await engine.close()
-      await c.cleanup()
-      await d.cleanup()
-    }
+      [reply('Servers that declared the capability send a notification when prompts change [1].', [1])],
+    )
+    expect(result).toMatchObject({ abstained: false, mode: 'answer' })
+    expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'quote', 'quote'])
+    expect(result.answer).toContain('notifications/prompts/list_changed')
+    expect(result.citations).toHaveLength(1)
+    expect(JSON.stringify(trace)).toContain('quote_added')
   })
 })

@@ -2,7 +2,7 @@ import type { VerificationRepair } from '../../shared/trace'
 import { answerNumbers, answerQuotes, answerTerms, stripMarkers } from './match'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
-import { contentWords, splitUnits, unitScore, weightedTerms, type TextUnit } from './sentences'
+import { codeIntroducedBy, contentWords, splitUnits, unitScore, weightedTerms, type TextUnit } from './sentences'
 
 /**
  * An answer says something the question did not. Two shapes of a reply that passes the support
@@ -77,9 +77,6 @@ export function restates(sentence: string, question: string): boolean {
 
 /** A passage sentence must hold at least this weight of the question's terms to be added. */
 const MIN_SCORE = 2
-/** A code block that a chosen sentence introduces is added with it when it is at most this long. */
-const MAX_CODE_LINES = 12
-
 export function addSubstance(
   kept: KeptSentence[],
   passages: PromptPassage[],
@@ -140,9 +137,7 @@ export function bestUnit(
     units.forEach((unit, i) => {
       if (unit.kind === 'heading' || unit.kind === 'code' || have.has(unit.text.trim())) return
       // A sentence that introduces a short code block ("…SHOULD send a notification:") says it with the block.
-      const next = units[i + 1]
-      const follows =
-        /:\s*$/.test(unit.text) && next?.kind === 'code' && next.text.split('\n').length <= MAX_CODE_LINES ? next : null
+      const follows = codeIntroducedBy(units, i)
       const said = unit.text + (follows ? `\n${follows.text}` : '')
       if ((wanted !== null && !holds(said, wanted)) || !must(said)) return
       const score = unitScore(new Set(contentWords(unit.text)), unit.text, terms)
