@@ -21,8 +21,10 @@ describe('per-format parser versions', () => {
     expect(formatSignature('docs/a.ADOC')).toBe(';asciidoc=1')
     expect(formatSignature('t.tsv')).toBe(';csv=1')
     // Unchanged formats keep the signature they were stored with: nothing of theirs is read again.
-    expect(formatSignature('a.md')).toBe('')
+    expect(formatSignature('a.txt')).toBe('')
     expect(formatSignature('a.pdf')).toBe(';pdf=1')
+    // Markdown 1 reads TOML front matter.
+    expect(formatSignature('a.md')).toBe(';markdown=1')
     expect(formatSignature('a.html')).toBe('')
   })
 

@@ -28,8 +28,9 @@ export type Format =
  * headings lost); CSV is new (no file of it was imported, listed so that it can be bumped alone).
  * PDF 1: scanned and unreadable pages are read by text recognition, so PDFs refused for having no
  * text are tried again (and only PDFs are read again).
+ * Markdown 1: TOML front matter (Hugo, Zola) is metadata, its title and version read (it was text).
  */
-const FORMAT_VERSIONS: Partial<Record<Format, number>> = { rst: 1, asciidoc: 1, csv: 1, pdf: 1 }
+const FORMAT_VERSIONS: Partial<Record<Format, number>> = { rst: 1, asciidoc: 1, csv: 1, pdf: 1, markdown: 1 }
 
 const BY_EXTENSION: Record<string, Format> = {
   '.md': 'markdown',

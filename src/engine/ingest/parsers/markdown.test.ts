@@ -140,6 +140,23 @@ describe('markdown: structure', () => {
     expect(allText(d)).toBe('Body.')
   })
 
+  // Hugo and Zola write TOML front matter between `+++` fences. Before, the block was indexed as a
+  // paragraph of text ("+++ title = ...") and neither the title nor the version was read.
+  it('reads TOML front matter (Hugo, Zola): title, version as written, dates as written; the block is not text', () => {
+    for (const d of [
+      md('+++\ntitle = "Configuration"\nversion = 1.10\ndate = 2024-11-05\nweight = 3\n[params]\nmenu = "main"\n+++\n\n## Keys\n\nText.\n'),
+      mdx('+++\ntitle = "Configuration"\nversion = 1.10\ndate = 2024-11-05\nweight = 3\n[params]\nmenu = "main"\n+++\n\n## Keys\n\nText.\n'),
+    ]) {
+      expect(d.title).toBe('Configuration')
+      expect(d.meta).toEqual({ title: 'Configuration', version: '1.10', date: '2024-11-05', weight: 3, params: { menu: 'main' } })
+      expect(d.sections.map((s) => s.headings)).toEqual([['Keys']])
+      expect(allText(d)).toBe('Text.')
+    }
+    const bad = md('+++\ntitle = "unclosed\n+++\n\nBody.\n')
+    expect(bad.meta).toEqual({})
+    expect(allText(bad)).toBe('Body.')
+  })
+
   it('handles CRLF line endings', () => {
     const d = md('# A\r\n\r\nOne\r\ntwo\r\n\r\n## B\r\n\r\n```\r\ncode\r\n```\r\n')
     expect(d.sections.map((s) => s.headings)).toEqual([['A'], ['A', 'B']])

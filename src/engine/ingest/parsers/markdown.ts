@@ -4,6 +4,7 @@ import { frontmatterFromMarkdown } from 'mdast-util-frontmatter'
 import { gfmFromMarkdown } from 'mdast-util-gfm'
 import { frontmatter } from 'micromark-extension-frontmatter'
 import { gfm } from 'micromark-extension-gfm'
+import { parse as parseToml } from 'smol-toml'
 import { isMap, isScalar, parseDocument } from 'yaml'
 import type { BlockKind, ParsedDocument, ParserFn } from '../types'
 import { DocBuilder } from './builder'
@@ -15,7 +16,7 @@ import type { AttrValue } from './mdx-syntax'
 import { checkText } from './textcheck'
 
 /**
- * Markdown (CommonMark + GFM + YAML front matter, read by mdast-util-from-markdown) and MDX (the
+ * Markdown (CommonMark + GFM + YAML or TOML front matter, read by mdast-util-from-markdown) and MDX (the
  * same, after the lenient rewrite in mdx-lenient.ts) to sections and blocks. This file walks the
  * tree: headings start sections, lists become "- item" lines, tables Markdown rows, raw HTML goes
  * through the HTML walker, and components become containers. Mintlify components read well: a
@@ -53,6 +54,22 @@ function frontMatter(src: string): Record<string, unknown> {
     meta = {}
   }
   return meta
+}
+
+/**
+ * TOML front matter (`+++` fences: Hugo, Zola) to metadata. Invalid TOML is ignored, as YAML is.
+ * `version = 1.10` is the float 1.1 to TOML; keep what the author wrote.
+ */
+function tomlFrontMatter(src: string): Record<string, unknown> {
+  try {
+    // Dates and times come back as Date objects; as JSON they are the text the author wrote.
+    const meta = JSON.parse(JSON.stringify(parseToml(src))) as Record<string, unknown>
+    const raw = /^[ \t]*version[ \t]*=[ \t]*([0-9][^\s#,]*)/m.exec(src)
+    if (raw && typeof meta.version === 'number') meta.version = raw[1]!
+    return meta
+  } catch {
+    return {}
+  }
 }
 
 class MarkdownWalker {
@@ -313,11 +330,13 @@ export function parseMarkdownString(text: string, relativePath: string): ParsedD
   const { source, tags } = prepareSource(text.replace(/\r\n?/g, '\n'), mdx)
   const tree = fromMarkdown(source, {
     // MDX has no indented code: indentation there is layout (content inside components).
-    extensions: [gfm(), frontmatter(['yaml']), ...(mdx ? [{ disable: { null: ['codeIndented'] } }] : [])],
-    mdastExtensions: [gfmFromMarkdown(), frontmatterFromMarkdown(['yaml'])],
+    extensions: [gfm(), frontmatter(['yaml', 'toml']), ...(mdx ? [{ disable: { null: ['codeIndented'] } }] : [])],
+    mdastExtensions: [gfmFromMarkdown(), frontmatterFromMarkdown(['yaml', 'toml'])],
   })
-  const yaml = tree.children[0]?.type === 'yaml' ? tree.children[0].value : null
-  const meta = yaml === null ? {} : frontMatter(yaml)
+  // mdast's types know YAML front matter only; TOML comes out as a node of the same shape.
+  const first = tree.children[0] as { type: string; value?: string } | undefined
+  const fm = first?.value ?? ''
+  const meta = first?.type === 'yaml' ? frontMatter(fm) : first?.type === 'toml' ? tomlFrontMatter(fm) : {}
   const w = new MarkdownWalker(tags)
   w.flow(tree.children)
   w.finish()

@@ -58,6 +58,8 @@ describe('sanitize', () => {
   it('strips front matter and MDX import lines before rendering', () => {
     expect(stripMarkdownPreamble('---\ntitle: X\nversion: 1\n---\nimport A from "./a"\n\n# Hello')).toBe('\n# Hello')
     expect(markdownToSafeHtml('---\ntitle: X\n---\n# Hello')).toBe('<h1>Hello</h1>\n')
+    // Hugo's and Zola's TOML front matter: it rendered as a paragraph of text before.
+    expect(markdownToSafeHtml('+++\ntitle = "X"\nversion = 1.10\n+++\n# Hello')).toBe('<h1>Hello</h1>\n')
   })
 
   describe('a document cannot dress up as the app', () => {

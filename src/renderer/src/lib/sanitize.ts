@@ -162,7 +162,8 @@ function serialise(fragment: DocumentFragment): string {
 /** Front matter and MDX import/export lines are metadata, not content. */
 export function stripMarkdownPreamble(source: string): string {
   let text = source.replace(/^\uFEFF/, '')
-  const fm = /^---\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)\s*(?:\r?\n|$)/.exec(text)
+  // YAML between `---` (or closed by `...`), or Hugo's and Zola's TOML between `+++`.
+  const fm = /^(?:---\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)|\+\+\+\r?\n[\s\S]*?\r?\n\+\+\+)[ \t]*(?:\r?\n|$)/.exec(text)
   if (fm) text = text.slice(fm[0].length)
   return text.replace(/^(?:import|export)\s[^\n]*\n/gm, '')
 }
