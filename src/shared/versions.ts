@@ -5,6 +5,8 @@
  */
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
+/** A dated pre-release: Azure's REST API versions (`2023-01-01-preview`), `2024-06-01-beta`. */
+const DATED_PRERELEASE = /^\d{4}-\d{2}-\d{2}-(?:preview|beta|alpha|rc|privatepreview)\d*$/i
 const SEMVER = /^v?\d+(\.\d+){1,3}$/i
 /** A release line: 10.x (Laravel's docs), 3.0.x (the Pallets projects'), v3.x. */
 const RELEASE_LINE = /^v?\d+(?:\.\d+){0,2}\.x$/i
@@ -23,9 +25,22 @@ const DEVELOPMENT_NAMES = new Set(['dev', 'devel', 'develop', 'development', 'ma
 const NEWEST_RELEASE_NAMES = new Set(['current', 'stable'])
 /** A numbered pre-release: 2.0.0-beta.21, 4.4-preview, 1.0rc1, 3.2.0.dev0. */
 const NUMBERED_PRERELEASE = /^v?\d+(?:\.\d+)*(?:[-.+]?)(?:alpha|beta|rc|pre|preview|dev|next|canary|nightly|snapshot|prerelease)/i
+/**
+ * A numbered pre-release that is a version folder by itself (`2.0.0-beta.21/`, `v3.0.0-rc.1/`,
+ * `1.0rc1/`, `4.4-preview/`): at least major.minor, then the pre-release word and its number.
+ */
+const PRERELEASE_SEGMENT =
+  /^v?\d+(?:\.\d+){1,3}[-.+]?(?:alpha|beta|rc|pre|preview|dev|snapshot|prerelease)(?:[-.]?\d+)?$/i
 
 export function isVersionSegment(segment: string): boolean {
-  return DATE.test(segment) || SEMVER.test(segment) || RELEASE_LINE.test(segment) || PRERELEASE_WORDS.has(segment.toLowerCase())
+  return (
+    DATE.test(segment) ||
+    SEMVER.test(segment) ||
+    RELEASE_LINE.test(segment) ||
+    PRERELEASE_WORDS.has(segment.toLowerCase()) ||
+    DATED_PRERELEASE.test(segment) ||
+    PRERELEASE_SEGMENT.test(segment)
+  )
 }
 
 /** A numbered release that is a version folder by itself: 1.2, v1.2.3, 10.x, 3.0.x (not a date, not a word). */
@@ -35,13 +50,13 @@ export function isNumberedVersion(segment: string): boolean {
 
 export function isPrerelease(version: string): boolean {
   const v = version.toLowerCase()
-  return PRERELEASE_WORDS.has(v) || DEVELOPMENT_NAMES.has(v) || NUMBERED_PRERELEASE.test(v)
+  return PRERELEASE_WORDS.has(v) || DEVELOPMENT_NAMES.has(v) || NUMBERED_PRERELEASE.test(v) || DATED_PRERELEASE.test(v)
 }
 
 /** Numeric parts of a version ("v1.2.x" is 1.2, "2.0.0-beta.21" is 2.0.0), or none for a name. */
 function versionKey(v: string): number[] {
   const clean = v.replace(/^v/i, '')
-  if (DATE.test(clean)) return clean.split('-').map(Number)
+  if (DATE.test(clean) || DATED_PRERELEASE.test(clean)) return clean.slice(0, 10).split('-').map(Number)
   const m = /^\d+(?:\.\d+)*/.exec(clean)
   return m ? m[0].split('.').map(Number) : []
 }

@@ -23,9 +23,9 @@ describe('per-format parser versions', () => {
     // Unchanged formats keep the signature they were stored with: nothing of theirs is read again.
     expect(formatSignature('a.txt')).toBe('')
     expect(formatSignature('a.pdf')).toBe(';pdf=1')
-    // Markdown 1 reads TOML front matter.
+    // Markdown 1 reads TOML front matter; HTML 1 a built Docusaurus page's version meta.
     expect(formatSignature('a.md')).toBe(';markdown=1')
-    expect(formatSignature('a.html')).toBe('')
+    expect(formatSignature('a.html')).toBe(';html=1')
   })
 
   it('reads again an .rst imported under the old text parser, and leaves the Markdown alone', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
+import { compareVersions, latestVersion } from '../../shared/versions'
 import { LayoutTrees, pages, verdicts } from '../../test-support/layout-trees'
 
 /**
@@ -205,5 +206,68 @@ describe('version words and downloaded archives', () => {
       'flink/flink-docs-release-1.17/index.html': ['1.17', null],
       'flink/flink-docs-release-1.18/index.html': ['1.18', null],
     })
+  })
+})
+
+// Three shapes that came out unversioned before: Boost's releases are written with underscores
+// (`boost_1_84_0/` as its archives unpack, `doc/libs/1_84_0/` on its site), Azure's REST API
+// versions are dates with a pre-release word, and pre-release builds sit in folders of their own.
+describe('releases written with underscores, dated and numbered pre-releases', () => {
+  it('reads boost_1_83_0/ beside boost_1_84_0/ and 1_83_0/ beside 1_84_0/ as 1.83.0 and 1.84.0', async () => {
+    const site = {
+      'boost_1_83_0/libs/asio/doc/overview.html': '<h1>Overview</h1>',
+      'boost_1_84_0/libs/asio/doc/overview.html': '<h1>Overview</h1>',
+      'site/doc/libs/1_83_0/index.html': '<h1>Boost</h1>',
+      'site/doc/libs/1_84_0/index.html': '<h1>Boost</h1>',
+    }
+    expect(await verdicts(await trees.tree(site), pages(site))).toEqual({
+      'boost_1_83_0/libs/asio/doc/overview.html': ['1.83.0', 'Libs'],
+      'boost_1_84_0/libs/asio/doc/overview.html': ['1.84.0', 'Libs'],
+      'site/doc/libs/1_83_0/index.html': ['1.83.0', null],
+      'site/doc/libs/1_84_0/index.html': ['1.84.0', null],
+    })
+  })
+
+  it('leaves a lone underscored name, dates written with underscores and numbered sections unversioned', async () => {
+    const site = {
+      'boost_1_84_0/index.html': '<h1>Boost</h1>',
+      'boost_1_84_0/more/getting_started.html': '<h1>Getting started</h1>',
+      'photos/2024_01_15/notes.md': '# Notes\n',
+      'photos/2024_01_16/notes.md': '# Notes\n',
+      'course/part_1_1/a.md': '# A\n',
+      'course/part_1_2/a.md': '# A\n',
+    }
+    expect(await verdicts(await trees.tree(site), pages(site))).toEqual({
+      'boost_1_84_0/index.html': [null, 'Boost 1 84 0'],
+      'boost_1_84_0/more/getting_started.html': [null, 'Boost 1 84 0'],
+      'photos/2024_01_15/notes.md': [null, 'Photos'],
+      'photos/2024_01_16/notes.md': [null, 'Photos'],
+      'course/part_1_1/a.md': [null, 'Course'],
+      'course/part_1_2/a.md': [null, 'Course'],
+    })
+  })
+
+  it('reads dated pre-releases (2023-01-01-preview/) and numbered pre-release folders (2.0.0-beta.1/) as pre-releases', async () => {
+    const site = {
+      'Microsoft.Widget/stable/2023-01-01/widget.md': '# Widget\n',
+      'Microsoft.Widget/preview/2023-05-01-preview/widget.md': '# Widget\n',
+      'docs/1.9/intro.md': '# Intro\n',
+      'docs/2.0.0-beta.1/intro.md': '# Intro\n',
+      'docs/v3.0.0-rc.2/intro.md': '# Intro\n',
+    }
+    expect(await verdicts(await trees.tree(site), pages(site))).toEqual({
+      'Microsoft.Widget/stable/2023-01-01/widget.md': ['2023-01-01', 'Microsoft.Widget'],
+      'Microsoft.Widget/preview/2023-05-01-preview/widget.md': ['2023-05-01-preview', 'Microsoft.Widget'],
+      'docs/1.9/intro.md': ['1.9', 'Docs'],
+      'docs/2.0.0-beta.1/intro.md': ['2.0.0-beta.1', 'Docs'],
+      'docs/v3.0.0-rc.2/intro.md': ['v3.0.0-rc.2', 'Docs'],
+    })
+    expect(latestVersion(['2023-01-01', '2023-05-01-preview', '1.9', '2.0.0-beta.1', 'v3.0.0-rc.2'])).toBe('2023-01-01')
+    expect(latestVersion(['1.9', '2.0.0-beta.1', 'v3.0.0-rc.2'])).toBe('1.9')
+    expect(['2023-05-01-preview', '2023-01-01', '2022-11-01-preview'].sort(compareVersions)).toEqual([
+      '2023-01-01',
+      '2022-11-01-preview',
+      '2023-05-01-preview',
+    ])
   })
 })

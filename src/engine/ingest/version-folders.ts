@@ -16,6 +16,7 @@ import { join, type LayoutReader } from './layout-types'
  * - `release-1.2/`, `version-1.2/`: by themselves; `version-2/` beside `version-3/`;
  * - `python-3.12.1-docs-html/`, `flink-docs-release-1.18/`: where two or more sibling folders are
  *   named alike but for their release (not `chapter-1.1/` beside `chapter-1.2/`: section words);
+ *   likewise Boost's underscored `boost_1_84_0/` or `1_84_0/`, shown as "1.84.0";
  * - beside numbered releases, `current/` and `stable/` are the newest release, `dev/`, `devel/`,
  *   `main/`, `master/` a development build, each under its own name.
  *
@@ -37,6 +38,8 @@ const MAJOR = /^v\d+(?:(?:alpha|beta|rc)\d*)?$/i
 const NUMBER = /^[1-9]\d{0,2}$/
 const WORDED = /^(version|release|rel|ver)[-_]?(v?\d+(?:\.\d+)*(?:\.x)?)$/i
 const NAMED = /^(.+?)[-_](v?\d+(?:\.\d+)+(?:\.x)?|v\d+)(?:[-_](.+))?$/i
+/** Releases written with underscores, alone or after a name: Boost's `1_84_0/`, `boost_1_84_0/`. */
+const UNDERSCORED = /^(?:(.*?[a-z])[-_])?(\d{1,3}(?:_\d+){1,3})$/i
 /** Aliases of a release or a build beside numbered versions; `latest` alone is already a version word. */
 const ALIASES = new Set(['current', 'stable', 'latest', 'dev', 'devel', 'develop', 'main', 'master', 'trunk', 'nightly'])
 /** Aliases that, beside two numbered folders, make them releases (PostgreSQL's current/ and devel/). */
@@ -74,6 +77,7 @@ export async function readVersionGroup(dir: string, reader: LayoutReader): Promi
 
   for (const [name, version] of wordedVersions(dirs)) set(name, version)
   for (const [name, version] of namedVersions(dirs)) set(name, version)
+  for (const [name, version] of underscoredVersions(dirs)) set(name, version)
 
   const releases = [...new Set([...numbered, ...out.keys()])]
   if (releases.length > 0) await addAliases(dir, dirs, releases, out, reader)
@@ -93,6 +97,7 @@ export function groupsVersions(name: string): boolean {
     name.startsWith('@') ||
     WORDED.test(name) ||
     NAMED.test(name) ||
+    UNDERSCORED.test(name) ||
     ALIASES.has(name.toLowerCase())
   )
 }
@@ -120,6 +125,26 @@ function namedVersions(dirs: string[]): Map<string, string> {
     if (SECTIONING.has(lastWord)) continue
     const key = `${m[1]!.toLowerCase()}\u0000${(m[3] ?? '').toLowerCase()}`
     groups.set(key, [...(groups.get(key) ?? []), [n, m[2]!]])
+  }
+  const out = new Map<string, string>()
+  for (const group of groups.values())
+    if (new Set(group.map(([, v]) => v)).size >= 2) for (const [name, version] of group) out.set(name, version)
+  return out
+}
+
+/**
+ * Folders named alike but for a release written with underscores (`boost_1_83_0` beside
+ * `boost_1_84_0`, `1_83_0` beside `1_84_0`), shown with dots ("1.84.0"). The first number has at
+ * most three digits, so `2024_01_15/` (a date) is not one; section words are not names of releases.
+ */
+function underscoredVersions(dirs: string[]): Map<string, string> {
+  const groups = new Map<string, [string, string][]>()
+  for (const n of dirs) {
+    const m = UNDERSCORED.exec(n)
+    if (!m) continue
+    const prefix = (m[1] ?? '').toLowerCase()
+    if (SECTIONING.has(prefix.split(/[-_ ]/).pop()!)) continue
+    groups.set(prefix, [...(groups.get(prefix) ?? []), [n, m[2]!.replace(/_/g, '.')]])
   }
   const out = new Map<string, string>()
   for (const group of groups.values())

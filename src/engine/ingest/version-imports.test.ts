@@ -21,10 +21,18 @@ async function folder(): Promise<string> {
   return t.dir
 }
 
-/** A page that says how long to hold the pairing button in this version, in the file's own format. */
-function pairing(file: string, seconds: number): string {
+/**
+ * A page that says how long to hold the pairing button in this version, in the file's own format;
+ * with `version`, the page names its version itself as its tool writes it: a built Docusaurus
+ * page's meta tag, Hugo's TOML front matter.
+ */
+function pairing(file: string, seconds: number, version?: string): string {
   const text = `Hold the pairing button for ${seconds} seconds until the light blinks.`
-  if (file.endsWith('.html')) return `<html><head><title>Pairing</title></head><body><h1>Pairing</h1><p>${text}</p></body></html>`
+  if (file.endsWith('.html')) {
+    const meta = version ? `<meta name="docusaurus_version" content="${version}"><meta name="docsearch:version" content="${version}">` : ''
+    return `<html><head>${meta}<title>Pairing</title></head><body><h1>Pairing</h1><p>${text}</p></body></html>`
+  }
+  if (version) return `+++\ntitle = "Pairing"\nversion = ${version}\nweight = 2\n+++\n\n${text}\n`
   if (file.endsWith('.mdx')) return `---\ntitle: Pairing\n---\n\n${text}\n`
   return `# Pairing\n\n${text}\n`
 }
@@ -37,6 +45,8 @@ interface Case {
   /** Pages by path and the seconds each says; other files verbatim. */
   pages: Record<string, number>
   files?: Record<string, string>
+  /** The version a page names itself (see pairing()). */
+  named?: Record<string, string>
   links?: Record<string, string>
   versions: string[]
   scoped: string
@@ -157,14 +167,60 @@ const cases: Case[] = [
     top: 'src/content/docs/1.0/guides/pairing.md',
     latest: 'current',
   },
+  {
+    layout: "Boost's releases written with underscores (boost_1_83_0/, boost_1_84_0/)",
+    pages: { 'boost_1_83_0/doc/html/pairing.html': 5, 'boost_1_84_0/doc/html/pairing.html': 8 },
+    versions: ['1.83.0', '1.84.0'],
+    scoped: '1.83.0',
+    top: 'boost_1_83_0/doc/html/pairing.html',
+    latest: '1.84.0',
+  },
+  {
+    layout: "Azure's dated API versions, stable and preview (stable/2024-02-01/, preview/2023-05-01-preview/)",
+    pages: {
+      'Microsoft.Widget/stable/2023-01-01/pairing.md': 5,
+      'Microsoft.Widget/stable/2024-02-01/pairing.md': 12,
+      'Microsoft.Widget/preview/2023-05-01-preview/pairing.md': 8,
+    },
+    versions: ['2023-01-01', '2024-02-01', '2023-05-01-preview'],
+    scoped: '2023-05-01-preview',
+    top: 'Microsoft.Widget/preview/2023-05-01-preview/pairing.md',
+    latest: '2024-02-01',
+  },
+  {
+    layout: "Hugo's TOML front matter (version = 1.10)",
+    pages: { 'content/en/docs/pairing.md': 12, 'content/en/archive/pairing.md': 5 },
+    named: { 'content/en/docs/pairing.md': '1.10', 'content/en/archive/pairing.md': '1.9' },
+    versions: ['1.9', '1.10'],
+    scoped: '1.9',
+    top: 'content/en/archive/pairing.md',
+    latest: '1.10',
+  },
+  {
+    layout: 'a built Docusaurus site (its newest release at docs/, named by each page)',
+    pages: {
+      'build/docs/pairing/index.html': 8,
+      'build/docs/3.0/pairing/index.html': 5,
+      'build/docs/next/pairing/index.html': 12,
+    },
+    named: {
+      'build/docs/pairing/index.html': '3.1',
+      'build/docs/3.0/pairing/index.html': '3.0',
+      'build/docs/next/pairing/index.html': 'current',
+    },
+    versions: ['3.0', '3.1', 'next'],
+    scoped: '3.1',
+    top: 'build/docs/pairing/index.html',
+    latest: '3.1',
+  },
 ]
 
 async function importTree(
-  c: Pick<Case, 'pages' | 'files' | 'links'>,
+  c: Pick<Case, 'pages' | 'files' | 'links' | 'named'>,
 ): Promise<{ engine: Engine; report: Awaited<ReturnType<Engine['importFolder']>> }> {
   const site = await folder()
   const files: Record<string, string> = { 'support.md': SUPPORT, ...c.files }
-  for (const [p, s] of Object.entries(c.pages)) files[p] = pairing(p, s)
+  for (const [p, s] of Object.entries(c.pages)) files[p] = pairing(p, s, c.named?.[p])
   for (const [rel, text] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(site, rel)), { recursive: true })
     await writeFile(path.join(site, rel), text)

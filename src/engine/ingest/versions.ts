@@ -17,7 +17,7 @@ import { NO_LAYOUT, type LayoutVerdict } from './version-layouts'
 /**
  * Version of a document from its front matter, else from its tree's layout (a layout that places
  * the file decides, unversioned included; the folder rule is one), else the first folder segment
- * of its path that is a version by itself.
+ * of its path that is a version by itself (a numbered or dated one before a word).
  */
 export function detectVersion(
   relativePath: string,
@@ -28,8 +28,12 @@ export function detectVersion(
   if (typeof fm === 'string' && fm.trim()) return fm.trim()
   if (typeof fm === 'number') return String(fm)
   if (layout.tool) return layout.version
-  const segments = relativePath.split('/').slice(0, -1)
-  for (const seg of segments) if (isVersionSegment(seg)) return seg
+  const segments = relativePath.split('/').slice(0, -1).filter(isVersionSegment)
+  // A numbered or dated segment is more specific than a word above it: Azure's
+  // `preview/2023-05-01-preview/` is 2023-05-01-preview, not "preview".
+  const numbered = segments.find((seg) => /\d/.test(seg))
+  if (numbered) return numbered
+  if (segments.length > 0) return segments[0]!
   // A file named like a version (docs/2025-03-26.md) is a changelog entry, not a release: ignored.
   return null
 }

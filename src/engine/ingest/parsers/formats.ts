@@ -29,8 +29,9 @@ export type Format =
  * PDF 1: scanned and unreadable pages are read by text recognition, so PDFs refused for having no
  * text are tried again (and only PDFs are read again).
  * Markdown 1: TOML front matter (Hugo, Zola) is metadata, its title and version read (it was text).
+ * HTML 1: a built Docusaurus page's version meta is its version.
  */
-const FORMAT_VERSIONS: Partial<Record<Format, number>> = { rst: 1, asciidoc: 1, csv: 1, pdf: 1, markdown: 1 }
+const FORMAT_VERSIONS: Partial<Record<Format, number>> = { rst: 1, asciidoc: 1, csv: 1, pdf: 1, markdown: 1, html: 1 }
 
 const BY_EXTENSION: Record<string, Format> = {
   '.md': 'markdown',

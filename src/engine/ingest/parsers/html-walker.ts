@@ -194,6 +194,13 @@ export class HtmlWalker {
     const key = (attribs.name ?? attribs.property ?? '').toLowerCase()
     const content = attribs.content
     if (content && ['description', 'author', 'keywords', 'version', 'og:title'].includes(key)) this.meta[key] = content
+    // A built Docusaurus site names each docs page's version (DocSearch's tag too): its newest
+    // release's pages sit at docs/ with no version in the path. Its current docs are "next", as in
+    // the source tree (ingest/version-layouts.ts). An explicit version meta still wins.
+    if (content?.trim() && (key === 'docusaurus_version' || key === 'docsearch:version') && this.meta.version === undefined) {
+      const v = content.split(',')[0]!.trim()
+      this.meta.version = v === 'current' ? 'next' : v
+    }
   }
 
   private openTablePart(name: 'tr' | 'td' | 'th', table: TableState, frame: Frame): void {

@@ -47,6 +47,17 @@ describe('html', () => {
     expect(d.meta).toMatchObject({ title: 'Docent & You', description: 'A guide' })
   })
 
+  // A built Docusaurus site keeps its newest release at docs/ with no version in the path; each
+  // page says its version in a meta tag. Before, those pages came out unversioned.
+  it('reads the version a built Docusaurus page names; its current docs are "next"; an explicit version meta wins', () => {
+    const page = (metas: string) => `<html><head>${metas}<title>Intro</title></head><body><h1>Intro</h1><p>Text.</p></body></html>`
+    expect(parseHtmlString(page('<meta name="docusaurus_version" content="3.1"><meta name="docsearch:version" content="3.1">')).meta.version).toBe('3.1')
+    expect(parseHtmlString(page('<meta name="docusaurus_version" content="current">')).meta.version).toBe('next')
+    expect(parseHtmlString(page('<meta name="docsearch:version" content="2.x,latest">')).meta.version).toBe('2.x')
+    expect(parseHtmlString(page('<meta name="docsearch:version" content="3.1"><meta name="version" content="9.9">')).meta.version).toBe('9.9')
+    expect(parseHtmlString(page('<meta name="docsearch:language" content="en">')).meta.version).toBeUndefined()
+  })
+
   it('starts sections at h1-h6 with breadcrumbs (permalink markers dropped)', () => {
     expect(d.sections.map((s) => [s.headings, s.level])).toEqual([
       [['User Guide'], 1],
