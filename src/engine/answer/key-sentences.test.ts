@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { VerificationRepair } from '../../shared/trace'
-import { addKeySentences, keySentences, KEY_SENTENCES } from './key-sentences'
+import { addKeySentences, HISTORY_RELEASES, keySentences, KEY_SENTENCES } from './key-sentences'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
 
@@ -130,6 +130,66 @@ describe('key sentences of the best passages', () => {
   it('adds nothing to an answer that is only copied text', async () => {
     const copied = [{ text: 'Servers log messages.', cites: [1], added: 'quote' as const }]
     expect(await run(copied, Q, [passage(1, TRANSPORT)])).toEqual({ out: copied, repairs: [] })
+  })
+})
+
+// Shapes of the MCP change logs: each release's "Major changes" list names what it did to a feature.
+const log = (n: number, version: string, items: string[]): PromptPassage =>
+  ({
+    n,
+    chunk_id: `log${n}`,
+    text: `## Major changes\n\n${items.map((i) => `- ${i}`).join('\n')}`,
+    heading: 'Key Changes > Major changes',
+    path: `specification/${version}/changelog.mdx`,
+    version,
+    kind: 'Specification',
+  }) as unknown as PromptPassage
+
+describe('a question about what changed', () => {
+  const logs = [
+    log(1, '2026-07-28', [
+      'Move tasks out of the core protocol into an official extension (io.modelcontextprotocol/tasks).',
+      'Add Mcp-Method and Mcp-Name headers to Streamable HTTP requests.',
+    ]),
+    log(3, '2025-11-25', [
+      'Add experimental support for tasks to enable tracking durable requests with polling.',
+      'Add icons to tools, resources and prompts.',
+    ]),
+    log(4, '2025-06-18', ['Remove support for JSON-RPC batching.', 'Add structured tool output.']),
+  ]
+  const TASKS = 'What happened to tasks after they were first introduced?'
+
+  it('adds what each release change log says about the subject, one line per release, oldest first', async () => {
+    const kept = [{ text: 'Tasks were introduced in version 2025-11-25 as an experimental feature.', cites: [3] }]
+    const repairs: VerificationRepair[] = []
+    const out = await addKeySentences(kept, [...logs, passage(2, LOGGING)], (p) => p.text, TASKS, repairs, undefined, true)
+    const added = out.filter((s) => s.added === 'quote')
+    expect(added.map((s) => [s.cites.join(), s.text])).toEqual([
+      ['3', '- Add experimental support for tasks to enable tracking durable requests with polling.'],
+      ['1', '- Move tasks out of the core protocol into an official extension (io.modelcontextprotocol/tasks).'],
+    ])
+    // The release whose change log says nothing of tasks adds nothing, nor do the other lines.
+    expect(out.some((s) => s.text.includes('batching') || s.text.includes('icons') || s.text.includes('Mcp-Method'))).toBe(false)
+    expect(repairs.map((r) => r.code)).toEqual(['key_sentences_added'])
+  })
+
+  it('adds no change-log lines when the question is not about change, nor more releases than the limit', async () => {
+    const kept = [{ text: 'Tasks track durable requests.', cites: [3] }]
+    const plain = await addKeySentences(kept, logs, (p) => p.text, 'How do tasks track durable requests?', [], undefined, false)
+    expect(plain.some((s) => s.text.includes('official extension'))).toBe(false)
+    const many = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'].map((v, i) =>
+      log(i + 1, v, [`Change how sampling works, part ${i + 1} of the sampling redesign.`]),
+    )
+    const out = await addKeySentences(
+      [{ text: 'Sampling lets servers request completions.', cites: [1] }],
+      many,
+      (p) => p.text,
+      'How has sampling changed over time?',
+      [],
+      undefined,
+      true,
+    )
+    expect(out.filter((s) => s.added === 'quote' && s.text.includes('sampling redesign')).length).toBe(HISTORY_RELEASES)
   })
 })
 

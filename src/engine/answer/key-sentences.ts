@@ -1,4 +1,6 @@
+import { compareVersions } from '../../shared/versions'
 import type { VerificationRepair } from '../../shared/trace'
+import { isChangeLog } from '../retrieve/fuse'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
 import { codeIntroducedBy, contentWords, splitUnits, unitScore, type TextUnit } from './sentences'
@@ -34,6 +36,20 @@ export const MIN_SCORE = 2
 const SAID = 0.6
 /** A term a chosen sentence holds counts this much toward the next pick. */
 const DISCOUNT = 0.3
+/** For a question about what changed, at most this many releases' change-log lines are added. */
+export const HISTORY_RELEASES = 3
+/**
+ * Words that ask about change rather than name what changed ("what happened to tasks after they
+ * were first introduced?": tasks is the subject): a change-log line must hold another term.
+ */
+const CHANGE_WORDS = new Set(
+  contentWords(
+    `happen happened happens become became change changed changes add added adds introduce introduced
+    remove removed removes deprecate deprecated replace replaced rename renamed drop dropped first
+    later since after before new release released version versions evolve evolved history`,
+  ),
+)
+
 export interface KeyPick {
   passage: PromptPassage
   unit: TextUnit
@@ -91,6 +107,44 @@ export function keySentences(
 }
 
 /**
+ * For a question about what changed ("what happened to tasks after they were first introduced?",
+ * "when was batching removed?"; retrieval ranked change logs first): what each release's change
+ * log among the passages says about the subject, one line per release, oldest first. A 1.5B model
+ * tells one release's part and stops; the history is in the change logs, line by line. A line must
+ * hold a term of the question that is not a word about change, and not be said already.
+ */
+export function historySentences(
+  answer: readonly string[],
+  passages: readonly PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  question: string,
+): KeyPick[] {
+  const logs = passages.filter((p) => p.version && isChangeLog(p))
+  if (logs.length === 0) return []
+  const weights = questionWeights(question, passages.map(fullText))
+  const subject = new Map([...weights].filter(([t]) => !CHANGE_WORDS.has(t)))
+  if (subject.size === 0) return []
+  const said = new Set(answer.flatMap((s) => contentWords(s)))
+  const best = new Map<string, KeyPick>()
+  for (const passage of logs) {
+    const units = splitUnits(fullText(passage))
+    units.forEach((unit, i) => {
+      if (unit.kind === 'heading' || unit.kind === 'code') return
+      const words = new Set(contentWords(unit.text))
+      if (words.size === 0 || [...words].filter((w) => said.has(w)).length / words.size >= SAID) return
+      if (unitScore(words, unit.text, subject) === 0) return
+      const score = unitScore(words, unit.text, weights)
+      const held = best.get(passage.version!)
+      if (!held || score > held.score) best.set(passage.version!, { passage, unit, follows: codeIntroducedBy(units, i), score })
+    })
+  }
+  return [...best.values()]
+    .sort((a, b) => b.score - a.score)
+    .slice(0, HISTORY_RELEASES)
+    .sort((a, b) => compareVersions(a.passage.version!, b.passage.version!))
+}
+
+/**
  * The answer with the key sentences added: each after the last sentence that cites its passage,
  * else at the end, in the passage's order. A repair names what was added. `misses`, when the
  * question is scoped to a release, is the release rule after generation (release-after.ts): a
@@ -103,25 +157,36 @@ export async function addKeySentences(
   question: string,
   repairs: VerificationRepair[],
   misses?: (sentences: string[]) => Promise<{ index: number }[]>,
+  /** The question asks what changed (retrieval ranked change logs first): each release's change-log line is added too. */
+  history = false,
 ): Promise<KeptSentence[]> {
   if (!kept.some((s) => !s.added)) return kept
-  let picks = keySentences(
-    kept.map((s) => s.text),
-    passages,
-    fullText,
-    question,
-  )
+  const texts = kept.map((s) => s.text)
+  const changes = history ? historySentences(texts, passages, fullText, question) : []
+  let picks = [
+    ...keySentences(texts, passages, fullText, question).filter((k) => !changes.some((c) => c.unit === k.unit)),
+    ...changes,
+  ]
   if (picks.length && misses) {
     const out = new Set((await misses(picks.map(said))).map((m) => m.index))
     picks = picks.filter((_, i) => !out.has(i))
   }
   if (picks.length === 0) return kept
-  // In reading order: by passage rank, then by place in the passage.
-  picks.sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start)
+  // In reading order: by passage rank, then by place in the passage; a history's lines after them, oldest release first.
+  const inHistory = new Set(changes.map((c) => c.unit))
+  picks.sort((a, b) =>
+    inHistory.has(a.unit) !== inHistory.has(b.unit)
+      ? inHistory.has(a.unit)
+        ? 1
+        : -1
+      : inHistory.has(a.unit)
+        ? compareVersions(a.passage.version!, b.passage.version!)
+        : a.passage.n - b.passage.n || a.unit.start - b.unit.start,
+  )
   const out = [...kept]
   for (const pick of picks) {
     const last = out.reduce((at, s, i) => (s.cites.includes(pick.passage.n) ? i : at), -1)
-    const at = last >= 0 ? last + 1 : out.length
+    const at = inHistory.has(pick.unit) ? out.length : last >= 0 ? last + 1 : out.length
     const added = [pick.unit, ...(pick.follows ? [pick.follows] : [])].map((u) => ({
       text: u.text,
       cites: [pick.passage.n],

@@ -156,7 +156,15 @@ async function answerFromPassages(
   const full = wholePassages(chosen.passages, hits)
   const generated = await generateAnswer(run, chat, { question: assembled.question, standalone }, chosen.passages, full, scope)
   Object.assign(trace, generated.trace)
-  const verdict = await conclude({ generated: generated.outcome, passages: full, hits, release, standalone, base })
+  const verdict = await conclude({
+    generated: generated.outcome,
+    passages: full,
+    hits,
+    release,
+    standalone,
+    base,
+    history: scope.changeLogFirst,
+  })
   Object.assign(trace, verdict.trace)
   trace.release = { ...release.trace, ...verdict.release }
   if (verdict.outcome === 'answer' && cacheSlot) {

@@ -292,6 +292,10 @@ describe('detectVersionIntent', () => {
       history: true,
     })
     expect(intent('In which version was the initialize handshake removed?')).toEqual({ versions: 'all', history: true })
+    expect(intent('What happened to tasks after they were first added?')).toEqual({ versions: 'all', history: true })
+    expect(intent('whatever happened to the HTTP+SSE transport?')).toEqual({ versions: 'all', history: true })
+    // What happens (now) is content, not history.
+    expect(intent('What happens to pending requests when the session ends?')).toEqual({ versions: null, history: false })
   })
 
   it('what changed in one release reads that release, change log first', () => {

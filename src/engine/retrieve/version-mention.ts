@@ -271,6 +271,8 @@ const ASKS_WHICH_RELEASE = new RegExp(
     `\\bfirst\\s+(?:added|introduced|appeared|appear|supported|defined|mentioned|let|allowed|shipped)\\b`,
     `\\bhow\\s+(?:has|have)\\b[^?.;]*?\\bevolved\\b`,
     `\\bacross\\s+(?:${VERSION_NOUN}|versions|releases)\\b`,
+    // "What happened to tasks?", "whatever became of SSE?": a history (what happens now is content).
+    `\\bwhat(?:ever)?\\s+(?:has\\s+)?(?:happened\\s+to|became\\s+of)\\b`,
   ].join('|'),
   'i',
 )

@@ -34,6 +34,8 @@ export interface Concluding {
   release: ReleaseCheck
   /** The question retrieval used. */
   standalone: string
+  /** The question asks what changed or when (retrieval ranked change logs first). */
+  history?: boolean
   /** The fields of the result the pipeline has assembled so far. */
   base: AskResultBase
 }
@@ -112,7 +114,7 @@ async function answer(
   if (authoritative) release.cited_authoritative = authoritative.cited
   if (authoritative?.refusal) return abstain('not_in_context', authoritative.refusal)
   // After the release rules, which judge what the model's answer rests on: copied sentences do not rescue it.
-  const full = await addKeySentences(kept, passages, fullText, standalone, v.repairs, c.release.checkSentences)
+  const full = await addKeySentences(kept, passages, fullText, standalone, v.repairs, c.release.checkSentences, c.history)
 
   const { sentences, citations } = numberByFirstUse(full, byN, hitOf)
   const notices = [...base.notices, ...releaseLabels(sentences, full, byN, c.release)]
