@@ -60,6 +60,31 @@ export interface KeyPick {
 
 const said = (p: KeyPick) => p.unit.text + (p.follows ? `\n${p.follows.text}` : '')
 
+interface Candidate {
+  passage: PromptPassage
+  unit: TextUnit
+  follows: TextUnit | null
+  words: Set<string>
+  lower: string
+}
+
+/** The sentences of these passages the answer does not say yet (headings and code aside), each with the short code block it introduces. */
+function unsaid(answer: readonly string[], passages: readonly PromptPassage[], fullText: (p: PromptPassage) => string): Candidate[] {
+  const said = new Set(answer.flatMap((s) => contentWords(s)))
+  const verbatim = new Set(answer.map((s) => s.trim()))
+  const out: Candidate[] = []
+  for (const passage of passages) {
+    const units = splitUnits(fullText(passage))
+    units.forEach((unit, i) => {
+      if (unit.kind === 'heading' || unit.kind === 'code' || verbatim.has(unit.text.trim())) return
+      const words = new Set(contentWords(unit.text))
+      if (words.size === 0 || [...words].filter((w) => said.has(w)).length / words.size >= SAID) return
+      out.push({ passage, unit, follows: codeIntroducedBy(units, i), words, lower: unit.text.toLowerCase() })
+    })
+  }
+  return out
+}
+
 /** The sentences to add, best first: at most KEY_SENTENCES, each holding at least MIN_SCORE of what is still unanswered. */
 export function keySentences(
   answer: readonly string[],
@@ -73,23 +98,11 @@ export function keySentences(
   const floor = rule.minScore ?? MIN_SCORE
   const ranked = [...passages].sort((a, b) => a.n - b.n)
   const weights = questionWeights(question, ranked.map(fullText))
-  const said = new Set(answer.flatMap((s) => contentWords(s)))
-  const verbatim = new Set(answer.map((s) => s.trim()))
-  const candidates: { passage: PromptPassage; unit: TextUnit; follows: TextUnit | null; words: Set<string>; lower: string }[] = []
-  for (const passage of ranked.slice(0, KEY_PASSAGES)) {
-    const units = splitUnits(fullText(passage))
-    units.forEach((unit, i) => {
-      if (unit.kind === 'heading' || unit.kind === 'code' || verbatim.has(unit.text.trim())) return
-      const words = new Set(contentWords(unit.text))
-      if (words.size === 0 || [...words].filter((w) => said.has(w)).length / words.size >= SAID) return
-      const follows = codeIntroducedBy(units, i)
-      candidates.push({ passage, unit, follows, words, lower: unit.text.toLowerCase() })
-    })
-  }
+  const candidates = unsaid(answer, ranked.slice(0, KEY_PASSAGES), fullText)
   const picks: KeyPick[] = []
   const left = new Map(weights)
   while (picks.length < most) {
-    let best: (typeof candidates)[number] | null = null
+    let best: Candidate | null = null
     let bestScore = 0
     for (const c of candidates) {
       if (picks.some((p) => p.unit === c.unit)) continue
@@ -124,19 +137,12 @@ export function historySentences(
   const weights = questionWeights(question, passages.map(fullText))
   const subject = new Map([...weights].filter(([t]) => !CHANGE_WORDS.has(t)))
   if (subject.size === 0) return []
-  const said = new Set(answer.flatMap((s) => contentWords(s)))
   const best = new Map<string, KeyPick>()
-  for (const passage of logs) {
-    const units = splitUnits(fullText(passage))
-    units.forEach((unit, i) => {
-      if (unit.kind === 'heading' || unit.kind === 'code') return
-      const words = new Set(contentWords(unit.text))
-      if (words.size === 0 || [...words].filter((w) => said.has(w)).length / words.size >= SAID) return
-      if (unitScore(words, unit.text, subject) === 0) return
-      const score = unitScore(words, unit.text, weights)
-      const held = best.get(passage.version!)
-      if (!held || score > held.score) best.set(passage.version!, { passage, unit, follows: codeIntroducedBy(units, i), score })
-    })
+  for (const { passage, unit, follows, words } of unsaid(answer, logs, fullText)) {
+    if (unitScore(words, unit.text, subject) === 0) continue
+    const score = unitScore(words, unit.text, weights)
+    const held = best.get(passage.version!)
+    if (!held || score > held.score) best.set(passage.version!, { passage, unit, follows, score })
   }
   return [...best.values()]
     .sort((a, b) => b.score - a.score)
@@ -162,27 +168,18 @@ export async function addKeySentences(
 ): Promise<KeptSentence[]> {
   if (!kept.some((s) => !s.added)) return kept
   const texts = kept.map((s) => s.text)
+  // A history's lines (oldest release first) go at the end, after the key sentences in reading order.
   const changes = history ? historySentences(texts, passages, fullText, question) : []
-  let picks = [
-    ...keySentences(texts, passages, fullText, question).filter((k) => !changes.some((c) => c.unit === k.unit)),
-    ...changes,
-  ]
+  const inHistory = new Set(changes.map((c) => c.unit))
+  const key = keySentences(texts, passages, fullText, question)
+    .filter((k) => !inHistory.has(k.unit))
+    .sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start)
+  let picks = [...key, ...changes]
   if (picks.length && misses) {
     const out = new Set((await misses(picks.map(said))).map((m) => m.index))
     picks = picks.filter((_, i) => !out.has(i))
   }
   if (picks.length === 0) return kept
-  // In reading order: by passage rank, then by place in the passage; a history's lines after them, oldest release first.
-  const inHistory = new Set(changes.map((c) => c.unit))
-  picks.sort((a, b) =>
-    inHistory.has(a.unit) !== inHistory.has(b.unit)
-      ? inHistory.has(a.unit)
-        ? 1
-        : -1
-      : inHistory.has(a.unit)
-        ? compareVersions(a.passage.version!, b.passage.version!)
-        : a.passage.n - b.passage.n || a.unit.start - b.unit.start,
-  )
   const out = [...kept]
   for (const pick of picks) {
     const last = out.reduce((at, s, i) => (s.cites.includes(pick.passage.n) ? i : at), -1)

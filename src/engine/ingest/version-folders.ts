@@ -126,6 +126,11 @@ function namedVersions(dirs: string[]): Map<string, string> {
     const key = `${m[1]!.toLowerCase()}\u0000${(m[3] ?? '').toLowerCase()}`
     groups.set(key, [...(groups.get(key) ?? []), [n, m[2]!]])
   }
+  return differing(groups)
+}
+
+/** Of folders grouped by their name but for the release (`[folder, version]`), those whose group holds two or more releases. */
+function differing(groups: Map<string, [string, string][]>): Map<string, string> {
   const out = new Map<string, string>()
   for (const group of groups.values())
     if (new Set(group.map(([, v]) => v)).size >= 2) for (const [name, version] of group) out.set(name, version)
@@ -146,10 +151,7 @@ function underscoredVersions(dirs: string[]): Map<string, string> {
     if (SECTIONING.has(prefix.split(/[-_ ]/).pop()!)) continue
     groups.set(prefix, [...(groups.get(prefix) ?? []), [n, m[2]!.replace(/_/g, '.')]])
   }
-  const out = new Map<string, string>()
-  for (const group of groups.values())
-    if (new Set(group.map(([, v]) => v)).size >= 2) for (const [name, version] of group) out.set(name, version)
-  return out
+  return differing(groups)
 }
 
 /**
