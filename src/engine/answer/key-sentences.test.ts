@@ -138,7 +138,7 @@ const log = (n: number, version: string, items: string[]): PromptPassage =>
   ({
     n,
     chunk_id: `log${n}`,
-    text: `## Major changes\n\n${items.map((i) => `- ${i}`).join('\n')}`,
+    text: `## Major changes\n\n${items.map((i) => (/^\d+\. /.test(i) ? i : `- ${i}`)).join('\n')}`,
     heading: 'Key Changes > Major changes',
     path: `specification/${version}/changelog.mdx`,
     version,
@@ -150,6 +150,7 @@ describe('a question about what changed', () => {
     log(1, '2026-07-28', [
       'Move tasks out of the core protocol into an official extension (io.modelcontextprotocol/tasks).',
       'Add Mcp-Method and Mcp-Name headers to Streamable HTTP requests.',
+      '9. Remove ping and logging/setLevel; the log level is set per request in _meta.',
     ]),
     log(3, '2025-11-25', [
       'Add experimental support for tasks to enable tracking durable requests with polling.',
@@ -190,6 +191,17 @@ describe('a question about what changed', () => {
       true,
     )
     expect(out.filter((s) => s.added === 'quote' && s.text.includes('sampling redesign')).length).toBe(HISTORY_RELEASES)
+  })
+
+  it('adds a line once when it is both a key sentence and its release’s history line, as a bullet of the history', async () => {
+    // Seen with the model on "what happened to ping and logging/setLevel?": the change-log line was
+    // copied twice, as the best passage's key sentence and as its release's line.
+    const kept = [{ text: 'Ping was a utility for checking that the other side is alive.', cites: [1] }]
+    const out = await addKeySentences(kept, logs, (p) => p.text, 'What happened to ping and logging/setLevel?', [], undefined, true)
+    const lines = out.filter((s) => s.text.includes('Remove ping'))
+    expect(lines.map((s) => [s.cites.join(), s.text])).toEqual([
+      ['1', '- Remove ping and logging/setLevel; the log level is set per request in _meta.'],
+    ])
   })
 })
 

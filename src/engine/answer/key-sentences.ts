@@ -150,6 +150,9 @@ export function historySentences(
     .sort((a, b) => compareVersions(a.passage.version!, b.passage.version!))
 }
 
+/** A list item's own marker ("9. ", "* ") as a plain bullet. */
+const asBullet = (text: string) => text.replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/, '- ')
+
 /**
  * The answer with the key sentences added: each after the last sentence that cites its passage,
  * else at the end, in the passage's order. A repair names what was added. `misses`, when the
@@ -170,9 +173,11 @@ export async function addKeySentences(
   const texts = kept.map((s) => s.text)
   // A history's lines (oldest release first) go at the end, after the key sentences in reading order.
   const changes = history ? historySentences(texts, passages, fullText, question) : []
-  const inHistory = new Set(changes.map((c) => c.unit))
+  // Each scan cuts the passages afresh, so one line is the same place in the same passage.
+  const place = (p: KeyPick) => `${p.passage.n}:${p.unit.start}`
+  const inHistory = new Set(changes.map(place))
   const key = keySentences(texts, passages, fullText, question)
-    .filter((k) => !inHistory.has(k.unit))
+    .filter((k) => !inHistory.has(place(k)))
     .sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start)
   let picks = [...key, ...changes]
   if (picks.length && misses) {
@@ -183,9 +188,12 @@ export async function addKeySentences(
   const out = [...kept]
   for (const pick of picks) {
     const last = out.reduce((at, s, i) => (s.cites.includes(pick.passage.n) ? i : at), -1)
-    const at = inHistory.has(pick.unit) ? out.length : last >= 0 ? last + 1 : out.length
+    const historyLine = inHistory.has(place(pick))
+    const at = historyLine ? out.length : last >= 0 ? last + 1 : out.length
     const added = [pick.unit, ...(pick.follows ? [pick.follows] : [])].map((u) => ({
-      text: u.text,
+      // A change-log line read beside other releases' lines is an item of the history, not the
+      // ninth item of its own release's list.
+      text: historyLine && u === pick.unit ? asBullet(u.text) : u.text,
       cites: [pick.passage.n],
       added: 'quote' as const,
     }))

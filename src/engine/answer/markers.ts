@@ -20,6 +20,14 @@ export function appendMarkers(answer: string, citations: number[]): string {
 
 const BLOCK_START = /^(?:[-*+]|\d{1,3}[.)])\s|^```|^\|/
 
+const LIST_MARKER = /^(?:[-*+]|\d{1,3}[.)])\s+/
+
+/** The release label after a list item's marker ("- 2025-03-26: …"), so the item stays an item. */
+function labelled(text: string, version: string): string {
+  const marker = LIST_MARKER.exec(text)?.[0] ?? ''
+  return `${marker}${version}: ${text.slice(marker.length)}`
+}
+
 /**
  * The answer text from its sentences: each with its markers, prose sentences joined by spaces,
  * list items, table rows and code on lines of their own, and a release label when the sentence
@@ -28,7 +36,7 @@ const BLOCK_START = /^(?:[-*+]|\d{1,3}[.)])\s|^```|^\|/
 export function renderAnswer(sentences: readonly AnswerSentence[]): string {
   let out = ''
   for (const s of sentences) {
-    const text = s.version && !s.text.includes(s.version) ? `${s.version}: ${s.text}` : s.text
+    const text = s.version && !s.text.includes(s.version) ? labelled(s.text, s.version) : s.text
     const marked = appendMarkers(text, s.citations)
     const block = BLOCK_START.test(s.text)
     if (!out) out = marked

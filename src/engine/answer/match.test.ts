@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { appendMarkers } from './markers'
+import { appendMarkers, renderAnswer } from './markers'
 import { answerNumbers, answerQuotes, answerTerms, containsNumber, containsQuote, haystack, inlineMarkers, stripMarkers } from './match'
 import type { PromptPassage } from './prompt'
 
@@ -76,6 +76,19 @@ describe('appendMarkers', () => {
     expect(appendMarkers('Run:\n```sh\nnpm ci\n```', [1])).toBe('Run:\n```sh\nnpm ci\n```\n\n[1]')
     expect(appendMarkers('Steps:\n- one\n- two', [1])).toBe('Steps:\n- one\n- two\n\n[1]')
     expect(appendMarkers('Wait...', [1])).toBe('Wait... [1]')
+  })
+})
+
+describe('renderAnswer', () => {
+  it('labels a sentence with its release, after a list item’s marker so the item stays an item', () => {
+    const text = renderAnswer([
+      { text: 'Tasks track durable requests.', citations: [1], version: '2025-11-25' },
+      { text: '- Move tasks out of the core protocol.', citations: [2], version: '2026-07-28' },
+      { text: '- Remove batching in 2025-06-18.', citations: [3], version: '2025-06-18' },
+    ])
+    expect(text).toBe(
+      '2025-11-25: Tasks track durable requests [1].\n- 2026-07-28: Move tasks out of the core protocol [2].\n- Remove batching in 2025-06-18 [3].',
+    )
   })
 })
 
