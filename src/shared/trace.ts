@@ -177,6 +177,8 @@ export const RepairCode = z.enum([
   'key_sentences_added',
   /** A sentence cited to a guide that the scoped release's specification also says was cited to it too (stages/authoritative.ts). */
   'authoritative_cited',
+  /** A sentence the answer already said (the model repeating itself, or a copied line it had written) was shown once (answer/repeats.ts). */
+  'repeat_dropped',
 ])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })

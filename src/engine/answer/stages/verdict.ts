@@ -5,6 +5,7 @@ import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
 import { addKeySentences } from '../key-sentences'
+import { dropRepeats } from '../repeats'
 import { authoritativeRefusal, citeAuthoritative } from './authoritative'
 import { retarget } from '../off-target'
 import type { PromptPassage, ReplySentence } from '../prompt'
@@ -114,7 +115,8 @@ async function answer(
   if (authoritative) release.cited_authoritative = authoritative.cited
   if (authoritative?.refusal) return abstain('not_in_context', authoritative.refusal)
   // After the release rules, which judge what the model's answer rests on: copied sentences do not rescue it.
-  const full = await addKeySentences(kept, passages, fullText, standalone, v.repairs, c.release.checkSentences, c.history)
+  const added = await addKeySentences(kept, passages, fullText, standalone, v.repairs, c.release.checkSentences, c.history)
+  const full = dropRepeats(added, v.repairs)
 
   const { sentences, citations } = numberByFirstUse(full, byN, hitOf)
   const notices = [...base.notices, ...releaseLabels(sentences, full, byN, c.release)]
