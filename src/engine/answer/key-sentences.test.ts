@@ -193,6 +193,29 @@ describe('a question about what changed', () => {
     expect(out.filter((s) => s.added === 'quote' && s.text.includes('sampling redesign')).length).toBe(HISTORY_RELEASES)
   })
 
+  it('does not take a plain word inside another for the subject: "marking" is not "markdown"', async () => {
+    // Seen with the model: "which release brought in tool annotations, like marking a tool
+    // read-only?" got 2026-07-28's line on SEP files in markdown as part of the history.
+    const annotations = [
+      log(1, '2026-07-28', ['Formalize the PR-based SEP workflow with markdown files in the seps/ directory.']),
+      log(2, '2025-03-26', ['Added comprehensive tool annotations, like whether a tool is read-only or destructive.']),
+    ]
+    const kept = [{ text: 'Tool annotations describe tool behavior.', cites: [2] }]
+    const out = await addKeySentences(
+      kept,
+      annotations,
+      (p) => p.text,
+      'Which release brought in tool annotations, like marking a tool read-only or destructive?',
+      [],
+      undefined,
+      true,
+    )
+    expect(out.some((s) => s.text.includes('markdown'))).toBe(false)
+    expect(out.filter((s) => s.added).map((s) => s.text)).toEqual([
+      '- Added comprehensive tool annotations, like whether a tool is read-only or destructive.',
+    ])
+  })
+
   it('adds a line once when it is both a key sentence and its release’s history line, as a bullet of the history', async () => {
     // Seen with the model on "what happened to ping and logging/setLevel?": the change-log line was
     // copied twice, as the best passage's key sentence and as its release's line.

@@ -3,7 +3,7 @@ import type { VerificationRepair } from '../../shared/trace'
 import { isChangeLog } from '../retrieve/fuse'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
-import { codeIntroducedBy, contentWords, splitUnits, unitScore, type TextUnit } from './sentences'
+import { codeIntroducedBy, contentWords, exactTerms, splitUnits, unitScore, type TextUnit } from './sentences'
 import { questionWeights } from './trim'
 
 /**
@@ -98,6 +98,7 @@ export function keySentences(
   const floor = rule.minScore ?? MIN_SCORE
   const ranked = [...passages].sort((a, b) => a.n - b.n)
   const weights = questionWeights(question, ranked.map(fullText))
+  const exact = exactTerms(question)
   const candidates = unsaid(answer, ranked.slice(0, KEY_PASSAGES), fullText)
   const picks: KeyPick[] = []
   const left = new Map(weights)
@@ -106,7 +107,7 @@ export function keySentences(
     let bestScore = 0
     for (const c of candidates) {
       if (picks.some((p) => p.unit === c.unit)) continue
-      const score = unitScore(c.words, c.unit.text, left)
+      const score = unitScore(c.words, c.unit.text, left, exact)
       if (score > bestScore) {
         best = c
         bestScore = score
@@ -114,7 +115,7 @@ export function keySentences(
     }
     if (!best || bestScore < floor) break
     picks.push({ passage: best.passage, unit: best.unit, follows: best.follows, score: bestScore })
-    for (const [t, w] of left) if (best.words.has(t) || (w > 1 && best.lower.includes(t))) left.set(t, w * DISCOUNT)
+    for (const [t, w] of left) if (best.words.has(t) || (exact.has(t) && best.lower.includes(t))) left.set(t, w * DISCOUNT)
   }
   return picks
 }
@@ -135,12 +136,13 @@ export function historySentences(
   const logs = passages.filter((p) => p.version && isChangeLog(p))
   if (logs.length === 0) return []
   const weights = questionWeights(question, passages.map(fullText))
+  const exact = exactTerms(question)
   const subject = new Map([...weights].filter(([t]) => !CHANGE_WORDS.has(t)))
   if (subject.size === 0) return []
   const best = new Map<string, KeyPick>()
   for (const { passage, unit, follows, words } of unsaid(answer, logs, fullText)) {
-    if (unitScore(words, unit.text, subject) === 0) continue
-    const score = unitScore(words, unit.text, weights)
+    if (unitScore(words, unit.text, subject, exact) === 0) continue
+    const score = unitScore(words, unit.text, weights, exact)
     const held = best.get(passage.version!)
     if (!held || score > held.score) best.set(passage.version!, { passage, unit, follows, score })
   }

@@ -152,14 +152,29 @@ const EXTRA_STOPWORDS = new Set(
 export function weightedTerms(question: string): Map<string, number> {
   const terms = new Map<string, number>()
   for (const w of contentWords(question)) terms.set(w, Math.max(terms.get(w) ?? 0, 1))
-  for (const t of extractExactTerms(question)) terms.set(t, 3)
+  for (const t of exactTerms(question)) terms.set(t, 3)
   return terms
 }
 
-/** How much of the weighted question a unit holds. */
-export function unitScore(unitWords: ReadonlySet<string>, unitText: string, terms: ReadonlyMap<string, number>): number {
+/** The question's identifiers and numbers (`logging/setlevel`, `ttlms`, `-32002`): the terms matched inside a unit's text, not only as its words. */
+export function exactTerms(question: string): Set<string> {
+  return new Set(extractExactTerms(question))
+}
+
+/**
+ * How much of the weighted question a unit holds: a term counts when it is one of the unit's
+ * words, or, for an identifier or number (`exact`), when the unit's text holds it ("setlevel" in
+ * "logging/setLevel"). A plain word is never matched inside another: "marking" (mark) is not in
+ * "markdown".
+ */
+export function unitScore(
+  unitWords: ReadonlySet<string>,
+  unitText: string,
+  terms: ReadonlyMap<string, number>,
+  exact: ReadonlySet<string>,
+): number {
   let score = 0
   const lower = unitText.toLowerCase()
-  for (const [t, w] of terms) if (unitWords.has(t) || (w > 1 && lower.includes(t))) score += w
+  for (const [t, w] of terms) if (unitWords.has(t) || (exact.has(t) && lower.includes(t))) score += w
   return score
 }

@@ -2,7 +2,7 @@ import type { VerificationRepair } from '../../shared/trace'
 import { answerNumbers, answerQuotes, answerTerms, stripMarkers } from './match'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
-import { codeIntroducedBy, contentWords, splitUnits, unitScore, weightedTerms, type TextUnit } from './sentences'
+import { codeIntroducedBy, contentWords, exactTerms, splitUnits, unitScore, weightedTerms, type TextUnit } from './sentences'
 
 /**
  * An answer says something the question did not. Two shapes of a reply that passes the support
@@ -130,6 +130,7 @@ export function bestUnit(
   must: (text: string) => boolean = () => true,
 ): { passage: PromptPassage; unit: TextUnit; follows: TextUnit | null } | null {
   const terms = weightedTerms(question)
+  const exact = exactTerms(question)
   const have = new Set(already.map((t) => t.trim()))
   let best: { passage: PromptPassage; unit: TextUnit; follows: TextUnit | null; score: number } | null = null
   for (const p of passages) {
@@ -140,7 +141,7 @@ export function bestUnit(
       const follows = codeIntroducedBy(units, i)
       const said = unit.text + (follows ? `\n${follows.text}` : '')
       if ((wanted !== null && !holds(said, wanted)) || !must(said)) return
-      const score = unitScore(new Set(contentWords(unit.text)), unit.text, terms)
+      const score = unitScore(new Set(contentWords(unit.text)), unit.text, terms, exact)
       if (score >= MIN_SCORE && (!best || score > best.score)) best = { passage: p, unit, follows, score }
     })
   }

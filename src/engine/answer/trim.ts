@@ -1,4 +1,4 @@
-import { contentWords, splitUnits, unitScore, weightedTerms, type TextUnit } from './sentences'
+import { contentWords, exactTerms, splitUnits, unitScore, weightedTerms, type TextUnit } from './sentences'
 
 /**
  * Read less: a passage cut down to the units (sentences, list items, rows, code) that bear on the
@@ -32,11 +32,12 @@ export interface TrimOptions {
  */
 export function questionWeights(question: string, passages: readonly string[]): Map<string, number> {
   const base = weightedTerms(question)
+  const exact = exactTerms(question)
   const sets = passages.map((p) => ({ words: new Set(contentWords(p)), lower: p.toLowerCase() }))
   const n = Math.max(1, passages.length)
   const out = new Map<string, number>()
   for (const [t, w] of base) {
-    const df = sets.filter((s) => s.words.has(t) || (w > 1 && s.lower.includes(t))).length
+    const df = sets.filter((s) => s.words.has(t) || (exact.has(t) && s.lower.includes(t))).length
     out.set(t, w * Math.log(1 + n / Math.max(1, df)))
   }
   return out
@@ -52,7 +53,8 @@ export const GAP = '…'
 export function trimPassage(text: string, question: string, opts: TrimOptions): TrimmedPassage {
   const units = splitUnits(text)
   const terms = opts.terms ?? weightedTerms(question)
-  const scores = units.map((u) => unitScore(new Set(contentWords(u.text)), u.text, terms))
+  const exact = exactTerms(question)
+  const scores = units.map((u) => unitScore(new Set(contentWords(u.text)), u.text, terms, exact))
   const tokensBefore = opts.countTokens(text)
   if (tokensBefore <= opts.budget || units.length <= 1) {
     return { text, units: units.map((u, i) => ({ text: u.text, match: scores[i]! > 0 })), tokensBefore, tokensAfter: tokensBefore }
