@@ -22,7 +22,30 @@ describe('a sentence the answer says twice', () => {
       ['It may be hosted with the resource server.', '1'],
       ['- 9. Remove ping.', '2'],
     ])
-    expect(repairs).toEqual([{ code: 'repeat_dropped', message: '2 sentences the answer had already said were shown once.' }])
+    expect(repairs).toEqual([{ code: 'repeat_dropped', message: '2 sentences the answer already said, or said in full elsewhere, were shown once.' }])
+  })
+
+  it('drops a sentence that a longer one says in full, showing the longer one where the first stood', () => {
+    // h04 with the model: its own first half of the change-log line, then the line copied whole (twice).
+    const part = 'Remove protocol-level sessions and the Mcp-Session-Id header from the Streamable HTTP transport.'
+    const line = `1. ${part} List endpoints no longer vary per-connection.`
+    const repairs: VerificationRepair[] = []
+    const out = dropRepeats(
+      [
+        { text: part, cites: [1] },
+        { text: 'Servers use explicit handles instead.', cites: [2] },
+        { text: line, cites: [1], added: 'quote' },
+        { text: line, cites: [3], added: 'quote' },
+        { text: 'Yes.', cites: [1] },
+      ],
+      repairs,
+    )
+    expect(out.map((s) => [s.text, s.cites.join(), s.added ?? null])).toEqual([
+      [line, '1,3', 'quote'],
+      ['Servers use explicit handles instead.', '2', null],
+      ['Yes.', '1', null],
+    ])
+    expect(repairs.map((r) => r.code)).toEqual(['repeat_dropped'])
   })
 
   it('leaves an answer without repeats as it was, and names nothing', () => {
