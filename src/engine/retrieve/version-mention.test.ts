@@ -294,6 +294,10 @@ describe('detectVersionIntent', () => {
     expect(intent('In which version was the initialize handshake removed?')).toEqual({ versions: 'all', history: true })
     expect(intent('What happened to tasks after they were first added?')).toEqual({ versions: 'all', history: true })
     expect(intent('whatever happened to the HTTP+SSE transport?')).toEqual({ versions: 'all', history: true })
+    // "How has X changed" (not only "how did X change"); "how do I change X" stays a how-to.
+    expect(intent('How has elicitation changed since it was added?')).toEqual({ versions: 'all', history: true })
+    expect(intent('How have the error codes changed over time?')).toEqual({ versions: 'all', history: true })
+    expect(intent('How do I change the log level?')).toEqual({ versions: null, history: false })
     // What happens (now) is content, not history.
     expect(intent('What happens to pending requests when the session ends?')).toEqual({ versions: null, history: false })
   })

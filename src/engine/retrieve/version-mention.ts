@@ -281,7 +281,7 @@ const ASKS_WHICH_RELEASE = new RegExp(
  * a question about notifications is content, "has the guidance changed?" asks about change.
  */
 const ASKS_WHAT_CHANGED =
-  /\b(?:what(?:'s|’s|\s+has|\s+have)?\s+changed|what(?:'s|’s|\s+is)\s+new|how\s+(?:did|has|have)\b[^?.;]{0,80}?\bchange|release\s+notes|change\s?logs?)\b|(?:^|[,;:]\s*|\b(?:and|so|but)\s+)(?:has|have|did)\b[^?.;]{0,80}?\b(?:changed|change)\b/i
+  /\b(?:what(?:'s|’s|\s+has|\s+have)?\s+changed|what(?:'s|’s|\s+is)\s+new|how\s+(?:did|has|have)\b[^?.;]{0,80}?\bchang(?:e|ed|es)|release\s+notes|change\s?logs?)\b|(?:^|[,;:]\s*|\b(?:and|so|but)\s+)(?:has|have|did)\b[^?.;]{0,80}?\b(?:changed|change)\b/i
 /** Comparing two named releases ("how do A and B differ", "the difference between A and B"). */
 const ASKS_DIFFERENCE = /\bdiffer(?:s|ence|ences|ent)?\b|\bcompare[sd]?\b|\bvs\.?\b|\bversus\b/i
 
