@@ -18,8 +18,9 @@ import { extractExactTerms } from '../../src/engine/core/exact-terms'
 import {
   HYBRID_FUSION,
   changeLogRanking,
+  changeLogSections,
+  changeSubject,
   fuseLists,
-  isChangeLog,
   RRF_K,
   withChangeLog,
   type FusionInput,
@@ -151,9 +152,10 @@ async function collect(spec: string, models: string): Promise<Collected[]> {
         path: string
         heading: string
         kind: string | null
+        text: string
         page_start: number | null
         page_end: number | null
-      }>('SELECT id, path, heading, kind, page_start, page_end FROM chunks WHERE id = ANY($1::text[])', [ids])
+      }>('SELECT id, path, heading, kind, text, page_start, page_end FROM chunks WHERE id = ANY($1::text[])', [ids])
       out.push({
         set: name,
         id: q.id,
@@ -162,7 +164,10 @@ async function collect(spec: string, models: string): Promise<Collected[]> {
         changeLogFirst: scope.changeLogFirst,
         keyword: kw.map((k) => ({ id: k.chunk_id, bm25: k.bm25, cosine: null })),
         vector: vec.map((v) => ({ id: v.chunk_id, bm25: null, cosine: v.cosine })),
-        changeLog: new Set(rows.filter((r) => isChangeLog(r)).map((r) => r.id)),
+        changeLog: changeLogSections(
+          rows.map((r) => ({ ...r, chunk_id: r.id })),
+          changeSubject(text),
+        ),
         hit: new Set(
           rows
             .filter((r) =>

@@ -1,6 +1,6 @@
 import { compareVersions } from '../../shared/versions'
 import type { VerificationRepair } from '../../shared/trace'
-import { isChangeLog } from '../retrieve/fuse'
+import { CHANGE_WORDS, isChangeLog } from '../retrieve/fuse'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
 import { codeIntroducedBy, contentWords, exactTerms, splitUnits, unitScore, type TextUnit } from './sentences'
@@ -38,18 +38,6 @@ const SAID = 0.6
 const DISCOUNT = 0.3
 /** For a question about what changed, at most this many releases' change-log lines are added. */
 export const HISTORY_RELEASES = 3
-/**
- * Words that ask about change rather than name what changed ("what happened to tasks after they
- * were first introduced?": tasks is the subject): a change-log line must hold another term.
- */
-const CHANGE_WORDS = new Set(
-  contentWords(
-    `happen happened happens become became change changed changes add added adds introduce introduced
-    remove removed removes deprecate deprecated replace replaced rename renamed drop dropped first
-    later since after before new release released version versions evolve evolved history`,
-  ),
-)
-
 export interface KeyPick {
   passage: PromptPassage
   unit: TextUnit

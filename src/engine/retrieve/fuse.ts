@@ -1,3 +1,5 @@
+import { queryTerms } from '../../shared/excerpt'
+
 /**
  * Reciprocal rank fusion keyed on the stored chunk id, never on text: identical text exists in
  * several versions of the same docs, and fusing by text would merge them and lose the version
@@ -42,6 +44,41 @@ const CHANGE_LOG_NAME =
 export function isChangeLog(chunk: { path: string; heading: string; kind: string | null }): boolean {
   const title = chunk.heading.split(' > ')[0] ?? ''
   return CHANGE_LOG_NAME.test(chunk.path) || CHANGE_LOG_NAME.test(title) || CHANGE_LOG_NAME.test(chunk.kind ?? '')
+}
+
+/**
+ * Words that ask about change rather than name what changed ("what happened to tasks after they
+ * were first introduced?": tasks is the subject), stemmed as queryTerms stems.
+ */
+export const CHANGE_WORDS: ReadonlySet<string> = new Set(
+  queryTerms(
+    `happen happened happens become became change changed changes add added adds introduce introduced
+    remove removed removes deprecate deprecated replace replaced rename renamed drop dropped first
+    later since after before new release released version versions evolve evolved history like way`,
+  ),
+)
+
+/** The words of a change question that name what changed: "tasks" in "what happened to tasks?". */
+export function changeSubject(question: string): string[] {
+  return queryTerms(question).filter((t) => !CHANGE_WORDS.has(t))
+}
+
+/**
+ * The change-log sections among these chunks that can tell the history asked about: those whose
+ * heading or text mentions a word of the subject. A change log's introduction ("This document
+ * lists changes made since the previous revision") or a release's list of schema changes is close
+ * to "how has elicitation changed?" by its words about change, and says nothing of elicitation;
+ * ranked first, it pushed out the sections that do. When none mentions the subject, or the question
+ * names none ("what changed in 2025-06-18?"), every change-log section.
+ */
+export function changeLogSections(
+  chunks: readonly { chunk_id: string; path: string; heading: string; kind: string | null; text: string }[],
+  subject: readonly string[],
+): Set<string> {
+  const logs = chunks.filter(isChangeLog)
+  const wanted = new Set(subject)
+  const about = logs.filter((c) => queryTerms(`${c.heading}\n${c.text}`).some((t) => wanted.has(t)))
+  return new Set((about.length ? about : logs).map((c) => c.chunk_id))
 }
 
 /** Name of the pseudo-retriever that ranks change-log sections first (kept in the fused ranks for the trace). */

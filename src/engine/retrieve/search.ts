@@ -10,6 +10,8 @@ import { retrieveVector, type VectorHit } from './vector'
 import { extractExactTerms } from '../core/exact-terms'
 import {
   changeLogRanking,
+  changeLogSections,
+  changeSubject,
   fuseLists,
   HYBRID_FUSION,
   isChangeLog,
@@ -155,7 +157,7 @@ export async function searchChunks(
   if (vector && vector.length === 0 && deep.wantVector) await noticeUnembedded(ctx, scope, log)
 
   const exact = extractExactTerms(text).length > 0
-  const fused = await fuseFor(ctx, scope, opts.fusion ?? HYBRID_FUSION, exact, { keyword, vector }, deep)
+  const fused = await fuseFor(ctx, scope, opts.fusion ?? HYBRID_FUSION, exact, { keyword, vector }, deep, changeSubject(text))
   const { order, reranked } = await rerankFused(ctx, text, fused, opts, log)
   // RRF is shown only where lists were fused: both retrievers ran, or change logs were ranked in.
   const rrfShown = !!(keyword && vector) || scope.changeLogFirst
@@ -223,6 +225,8 @@ async function fuseFor(
   exact: boolean,
   lists: { keyword: KeywordList; vector: VectorList },
   deep: { keyword: KeywordList; vector: VectorList },
+  /** The words of a change question that name what changed (fuse.ts changeSubject). */
+  subject: string[],
 ): Promise<Fused[]> {
   const inputOf = (kw: KeywordList, vec: VectorList): FusionInput => ({
     keyword: kw?.map((h) => ({ chunk_id: h.chunk_id, score: h.bm25 })) ?? null,
@@ -238,6 +242,7 @@ async function fuseFor(
   const changeLog = await changeLogIds(
     ctx.db,
     deepFused.map((f) => f.chunk_id),
+    subject,
   )
   return withChangeLog(rule, input, fused, changeLogRanking(deepFused, changeLog))
 }
@@ -323,8 +328,13 @@ export function passageText(r: Pick<ChunkRow, 'heading' | 'text'>): string {
   return r.heading ? `${r.heading}\n\n${r.text}` : r.text
 }
 
-/** Which of these chunks belong to change-log sections (fuse.ts isChangeLog). */
-async function changeLogIds(db: Queryable, ids: string[]): Promise<Set<string>> {
-  const rows = await chunksById(db, ids, ['path', 'heading', 'kind'])
-  return new Set([...rows.values()].filter(isChangeLog).map((r) => r.chunk_id))
+/** Which of these chunks are change-log sections about the subject (fuse.ts changeLogSections). */
+async function changeLogIds(db: Queryable, ids: string[], subject: string[]): Promise<Set<string>> {
+  const logs = [...(await chunksById(db, ids, ['path', 'heading', 'kind'])).values()].filter(isChangeLog)
+  const rows = await chunksById(
+    db,
+    logs.map((r) => r.chunk_id),
+    ['path', 'heading', 'kind', 'text'],
+  )
+  return changeLogSections([...rows.values()], subject)
 }
