@@ -38,6 +38,7 @@ const SAID = 0.6
 const DISCOUNT = 0.3
 /** For a question about what changed, at most this many releases' change-log lines are added. */
 export const HISTORY_RELEASES = 3
+
 export interface KeyPick {
   passage: PromptPassage
   unit: TextUnit
