@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { appendMarkers, renderAnswer } from './markers'
-import { answerNumbers, answerQuotes, answerTerms, containsNumber, containsQuote, haystack, inlineMarkers, stripMarkers } from './match'
+import {
+  answerNumbers,
+  answerQuotes,
+  answerTerms,
+  containsNumber,
+  containsQuote,
+  haystack,
+  inlineMarkers,
+  stripMarkers,
+} from './match'
 import type { PromptPassage } from './prompt'
 
 const doc = (text: string, over: Partial<PromptPassage> = {}): PromptPassage => ({
@@ -18,7 +27,10 @@ const doc = (text: string, over: Partial<PromptPassage> = {}): PromptPassage => 
 /** Numbers and quotes of `answer` that `text` (as a passage) does not contain, as the answer writes them. */
 const missing = (answer: string, text: string, over: Partial<PromptPassage> = {}) => {
   const hay = haystack(doc(text, over))
-  return [...answerNumbers(answer).filter((t) => !containsNumber(hay, t)), ...answerQuotes(answer).filter((q) => !containsQuote(hay, q))]
+  return [
+    ...answerNumbers(answer).filter((t) => !containsNumber(hay, t)),
+    ...answerQuotes(answer).filter((q) => !containsQuote(hay, q)),
+  ]
 }
 
 describe('what a claim must find in its passages', () => {
@@ -100,7 +112,12 @@ describe('answer text parsing', () => {
   })
 
   it('keeps numbers whole and skips single digits, list markers and citation markers', () => {
-    expect(answerNumbers('1. Use 2025-03-26 and -32602 [3], 404 and 1.5, 3 retries')).toEqual(['2025-03-26', '-32602', '404', '1.5'])
+    expect(answerNumbers('1. Use 2025-03-26 and -32602 [3], 404 and 1.5, 3 retries')).toEqual([
+      '2025-03-26',
+      '-32602',
+      '404',
+      '1.5',
+    ])
   })
 
   it('finds quoted strings', () => {

@@ -22,7 +22,9 @@ describe('a sentence the answer says twice', () => {
       ['It may be hosted with the resource server.', '1'],
       ['- 9. Remove ping.', '2'],
     ])
-    expect(repairs).toEqual([{ code: 'repeat_dropped', message: '2 sentences the answer already said, or said in full elsewhere, were shown once.' }])
+    expect(repairs).toEqual([
+      { code: 'repeat_dropped', message: '2 sentences the answer already said, or said in full elsewhere, were shown once.' },
+    ])
   })
 
   it('drops a sentence that a longer one says in full, showing the longer one where the first stood', () => {

@@ -108,7 +108,15 @@ function splitProse(body: string, base: number): TextUnit[] {
     const raw = body.slice(from, to)
     const lead = raw.length - raw.trimStart().length
     const t = raw.trim()
-    if (t) out.push({ text: t.replace(/\s+/g, ' '), kind: 'prose', start: base + from + lead, end: base + to, list: null, ordinal: null })
+    if (t)
+      out.push({
+        text: t.replace(/\s+/g, ' '),
+        kind: 'prose',
+        start: base + from + lead,
+        end: base + to,
+        list: null,
+        ordinal: null,
+      })
   }
   for (const m of body.matchAll(SENTENCE_END)) {
     const to = m.index + m[1]!.length + m[2]!.length

@@ -21,9 +21,27 @@ describe('the subject of a change question', () => {
 
   it('keeps the change-log sections that mention it, or every one when none does', () => {
     const chunks = [
-      { chunk_id: 'intro', path: 'spec/changelog.md', heading: 'Key Changes', kind: null, text: 'This document lists changes made since the previous revision.' },
-      { chunk_id: 'major', path: 'spec/changelog.md', heading: 'Key Changes > Major changes', kind: null, text: '1. Added support for elicitation.' },
-      { chunk_id: 'guide', path: 'spec/client/elicitation.md', heading: 'Elicitation', kind: null, text: 'Elicitation lets servers ask users.' },
+      {
+        chunk_id: 'intro',
+        path: 'spec/changelog.md',
+        heading: 'Key Changes',
+        kind: null,
+        text: 'This document lists changes made since the previous revision.',
+      },
+      {
+        chunk_id: 'major',
+        path: 'spec/changelog.md',
+        heading: 'Key Changes > Major changes',
+        kind: null,
+        text: '1. Added support for elicitation.',
+      },
+      {
+        chunk_id: 'guide',
+        path: 'spec/client/elicitation.md',
+        heading: 'Elicitation',
+        kind: null,
+        text: 'Elicitation lets servers ask users.',
+      },
     ]
     expect([...changeLogSections(chunks, ['elicitation'])]).toEqual(['major'])
     expect([...changeLogSections(chunks, ['sampling'])].sort()).toEqual(['intro', 'major'])
