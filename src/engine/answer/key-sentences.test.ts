@@ -94,6 +94,25 @@ describe('key sentences of the best passages', () => {
     expect(await run(vague, Q, [passage(1, LOGGING)])).toEqual({ out: vague, repairs: [] })
   })
 
+  it('does not copy a sentence that introduces a list, which ends in the air without it', () => {
+    // h05 with the model: "2. Attempt to POST an InitializeRequest to the server URL, with an
+    // Accept header as defined above:" was copied without the outcomes listed under it.
+    const compat = `Clients wanting to support older servers should:
+
+1. Accept an MCP server URL from the user, which may point to a server using the old transport or the new transport.
+2. Attempt to POST an InitializeRequest to the server URL, with an Accept header as defined above:
+  - If it succeeds, the client can assume this is a server supporting the new Streamable HTTP transport.
+  - If it fails with an HTTP 4xx status code, issue a GET request to the server URL to open an SSE stream of the old HTTP+SSE transport.`
+    const picks = keySentences(
+      ['Servers host both endpoints.'],
+      [passage(1, compat)],
+      (p) => p.text,
+      'How does a client POST an InitializeRequest to a server URL on the old HTTP+SSE transport?',
+    )
+    expect(picks.length).toBeGreaterThan(0)
+    expect(picks.some((p) => p.unit.text.trim().endsWith(':'))).toBe(false)
+  })
+
   it('reads only the two best-ranked passages', () => {
     const question = 'What should a client do when a request with an Mcp-Session-Id gets HTTP 404?'
     const third = keySentences(
@@ -220,7 +239,15 @@ describe('a question about what changed', () => {
     // Seen with the model on "what happened to ping and logging/setLevel?": the change-log line was
     // copied twice, as the best passage's key sentence and as its release's line.
     const kept = [{ text: 'Ping was a utility for checking that the other side is alive.', cites: [1] }]
-    const out = await addKeySentences(kept, logs, (p) => p.text, 'What happened to ping and logging/setLevel?', [], undefined, true)
+    const out = await addKeySentences(
+      kept,
+      logs,
+      (p) => p.text,
+      'What happened to ping and logging/setLevel?',
+      [],
+      undefined,
+      true,
+    )
     const lines = out.filter((s) => s.text.includes('Remove ping'))
     expect(lines.map((s) => [s.cites.join(), s.text])).toEqual([
       ['1', '- Remove ping and logging/setLevel; the log level is set per request in _meta.'],

@@ -57,8 +57,15 @@ interface Candidate {
   lower: string
 }
 
+/** A sentence that ends in a colon introduces what follows it. */
+const INTRODUCES = /:\s*$/
+
 /** The sentences of these passages the answer does not say yet (headings and code aside), each with the short code block it introduces. */
-function unsaid(answer: readonly string[], passages: readonly PromptPassage[], fullText: (p: PromptPassage) => string): Candidate[] {
+function unsaid(
+  answer: readonly string[],
+  passages: readonly PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+): Candidate[] {
   const said = new Set(answer.flatMap((s) => contentWords(s)))
   const verbatim = new Set(answer.map((s) => s.trim()))
   const out: Candidate[] = []
@@ -68,7 +75,11 @@ function unsaid(answer: readonly string[], passages: readonly PromptPassage[], f
       if (unit.kind === 'heading' || unit.kind === 'code' || verbatim.has(unit.text.trim())) return
       const words = new Set(contentWords(unit.text))
       if (words.size === 0 || [...words].filter((w) => said.has(w)).length / words.size >= SAID) return
-      out.push({ passage, unit, follows: codeIntroducedBy(units, i), words, lower: unit.text.toLowerCase() })
+      const follows = codeIntroducedBy(units, i)
+      // A sentence that introduces what follows ("…with an Accept header as defined above:") says it
+      // with what follows; copied alone it ends in the air. A short code block comes with it; a list does not.
+      if (!follows && INTRODUCES.test(unit.text)) return
+      out.push({ passage, unit, follows, words, lower: unit.text.toLowerCase() })
     })
   }
   return out
