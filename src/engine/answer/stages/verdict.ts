@@ -1,6 +1,7 @@
 import type { AnswerSentence, AskResult, AskResultBase, Citation, RemovedSentence } from '../../../shared/answer'
 import type { AskOutcome, ReleaseTrace, VerificationTrace } from '../../../shared/trace'
 import type { SearchHit } from '../../../shared/search'
+import { compareVersions } from '../../../shared/versions'
 import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
@@ -195,8 +196,10 @@ function releaseLabels(
   release: ReleaseCheck,
 ): string[] {
   if (release.trace.releases && release.trace.releases.length === 1) return []
-  const versionsOf = (s: ReplySentence) => [...new Set(s.cites.map((n) => byN.get(n)?.version).filter((v): v is string => !!v))]
-  const all = [...new Set(kept.flatMap(versionsOf))]
+  // Oldest first, however the sentence ordered its citations.
+  const versionsOf = (s: ReplySentence) =>
+    [...new Set(s.cites.map((n) => byN.get(n)?.version).filter((v): v is string => !!v))].sort(compareVersions)
+  const all = [...new Set(kept.flatMap(versionsOf))].sort(compareVersions)
   if (all.length < 2) return []
   const cited = [...new Set(kept.flatMap((s) => s.cites))].map((n) => byN.get(n)!)
   if (sayTheSame(cited)) return [`The releases cited (${all.join(', ')}) say the same here.`]
