@@ -118,8 +118,15 @@ function numberWordsAsDigits(hay: string): string {
   return digits.join(' ')
 }
 
+/**
+ * What a passage says, for the support check: its text, heading, path and source kind, and its
+ * version, named as one ("version 2025-03-26", "release", "revision"): a passage of a release
+ * supports "the release that brought in tool annotations was version 2025-03-26" by its version
+ * as much as by its words.
+ */
 export function haystack(p: Pick<PromptPassage, 'text' | 'heading' | 'path' | 'version' | 'kind'>): string {
-  const hay = normaliseForMatch([p.text, p.heading, p.path, p.version ?? '', p.kind ?? ''].join('\n'))
+  const version = p.version ? `${p.version} version release revision` : ''
+  const hay = normaliseForMatch([p.text, p.heading, p.path, version, p.kind ?? ''].join('\n'))
   return `${hay}\n${numberWordsAsDigits(hay)}`
 }
 

@@ -166,6 +166,25 @@ describe('verifyReply: every sentence against the passages it cites', () => {
     expect((await verifyReply(reply([['In 2025-06-18, set timeouts for requests.', [2]]]), passages)).removed).toEqual([])
   })
 
+  it('counts a cited passage’s version as naming a release or version', async () => {
+    // h07 with the model: the right answer, removed because "release" and "version" were only in
+    // the passage's version, not its words.
+    const log: PromptPassage = {
+      n: 1,
+      chunk_id: 'log',
+      path: 'specification/2025-03-26/changelog.mdx',
+      heading: 'Key Changes > Major changes',
+      kind: 'Specification',
+      version: '2025-03-26',
+      page: null,
+      text: '4. Added comprehensive tool annotations for better describing tool behavior, like whether it is read-only or destructive (PR #185)',
+    }
+    const said = 'The release that brought in tool annotations, like marking a tool read-only or destructive, was version 2025-03-26.'
+    expect((await verifyReply(reply([[said, [1]]]), [log])).removed).toEqual([])
+    // Without a version, the same words are not the passage's.
+    expect(removedCodes(await verifyReply(reply([[said, [1]]]), [{ ...log, version: null }]))).toEqual(['words_not_covered'])
+  })
+
   it('removes a sentence the embedding model finds far from every sentence of its passages', async () => {
     const far = await verifyReply(reply([['Unknown tools return error -32602.', [1]]]), passages, {
       similarity: async () => 0.1,
