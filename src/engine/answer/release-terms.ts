@@ -1,5 +1,6 @@
 import type { KeyTermTrace } from '../../shared/trace'
 import { extractExactTerms } from '../core/exact-terms'
+import { CHANGE_WORDS } from '../retrieve/fuse'
 import { searchText, type ResolvedScope } from '../retrieve/scope'
 import type { Queryable } from '../store/db'
 import { answerQuotes } from './match'
@@ -17,15 +18,19 @@ export const AUTHORITATIVE_KINDS = ['Specification', 'Reference'] as const
 /** A feature word counts only if the other releases mention it in at least this many passages (an incidental word does not). */
 export const WORD_MIN_ELSEWHERE = 2
 
-/** Words that frame a question about a release rather than name what it is about. */
-export const FRAMING = new Set(
-  contentWords(
+/**
+ * Words that frame a question about a release rather than name what it is about, and words that
+ * ask about change ("what changed about tasks … compared to when they first showed up?": tasks).
+ */
+export const FRAMING: ReadonlySet<string> = new Set([
+  ...contentWords(
     `spec specs specification specifications version versions release releases revision docs documentation
     protocol mcp feature features support supports supported work works working use using used way ways new
-    latest current old older newer earlier later still anymore exist exists available allow allows allowed let
+    latest current old older newer newest oldest earlier later still anymore exist exists available allow allows allowed let
     lets able possible need needs required require requires kind kinds type types thing things`,
   ),
-)
+  ...CHANGE_WORDS,
+])
 
 /** Framing words that may begin a two-word feature name ("type providers", "kind filters"). */
 const NAME_STARTS = new Set(['type', 'types', 'kind', 'kinds'])

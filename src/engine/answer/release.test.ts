@@ -133,6 +133,14 @@ describe('release rules on a real engine', () => {
     expect(terms.find((t) => t.term === 'outputschema')!.spelling).toBe('outputSchema')
   })
 
+  it('leaves out the words that ask about change: they name no feature a release could lack', () => {
+    // h12 with the model was refused "…the specification, which is what defines changed in that release".
+    const terms = keyTermsOf('What changed about tasks in the newest release compared to when they first showed up?', {
+      known: ['1.0', '2.0'],
+    })
+    expect(terms.map((t) => t.term)).toEqual(['tasks'])
+  })
+
   it('answers "the 1.0 docs never mention structuredContent" without the model, naming where it first appears', async () => {
     const chat = new ScriptedChat([])
     const { result, trace } = await ask('How do I return structuredContent from a tool?', '1.0', chat)

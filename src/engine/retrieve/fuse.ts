@@ -54,7 +54,8 @@ export const CHANGE_WORDS: ReadonlySet<string> = new Set(
   queryTerms(
     `happen happened happens become became change changed changes add added adds introduce introduced
     remove removed removes deprecate deprecated replace replaced rename renamed drop dropped first
-    later since after before new release released version versions evolve evolved history like way`,
+    later since after before new release released version versions evolve evolved history like way
+    compare compared show showed appear appeared arrive arrived came come went gone away`,
   ),
 )
 
