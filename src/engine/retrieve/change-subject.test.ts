@@ -1,8 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
-import { tempDir } from '../../test-support/paths'
+import { engineOverFiles } from '../../test-support/engine-over-files'
 import { changeLogSections, changeSubject } from './fuse'
 
 /**
@@ -51,7 +49,7 @@ describe('the subject of a change question', () => {
 
 describe('a change question through the engine', () => {
   let engine: Engine
-  const cleanups: (() => Promise<void>)[] = []
+  let cleanup: (() => Promise<void>) | undefined
   const guide = (v: string) =>
     `# Elicitation\n\nElicitation lets a server ask the user for input in ${v}. A client that supports elicitation declares the capability, and the elicitation request carries a message and a schema.\n`
   const files: Record<string, string> = {
@@ -65,21 +63,9 @@ describe('a change question through the engine', () => {
   }
 
   beforeAll(async () => {
-    const corpus = await tempDir()
-    const data = await tempDir()
-    cleanups.push(corpus.cleanup, data.cleanup)
-    for (const [rel, text] of Object.entries(files)) {
-      await mkdir(path.dirname(path.join(corpus.dir, rel)), { recursive: true })
-      await writeFile(path.join(corpus.dir, rel), text)
-    }
-    engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
-    const r = await engine.importFolder(corpus.dir, { collection: 'spec' })
-    expect(r.failed).toEqual([])
+    ;({ engine, cleanup } = await engineOverFiles(files, 'spec'))
   })
-  afterAll(async () => {
-    await engine?.close()
-    for (const c of cleanups) await c()
-  })
+  afterAll(() => cleanup?.())
 
   it('puts the change log that mentions the subject first, not the one that only talks about change', async () => {
     const r = await engine.search('How has elicitation changed since it was added?', { scope: {}, mode: 'keyword', k: 10 })

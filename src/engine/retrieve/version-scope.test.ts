@@ -1,8 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
-import { tempDir } from '../../test-support/paths'
+import { engineOverFiles } from '../../test-support/engine-over-files'
 
 /**
  * Versions named in the question, end to end through Engine.search (keyword mode, no models):
@@ -11,7 +9,7 @@ import { tempDir } from '../../test-support/paths'
  */
 describe('versions named in the question', () => {
   let engine: Engine
-  const cleanups: (() => Promise<void>)[] = []
+  let cleanup: (() => Promise<void>) | undefined
   const files: Record<string, string> = {
     'spec/2024-01-01/widget.md':
       '# Widget\n\nThe widget supports pairing.\n\n## Reset\n\nHold the widget button for five seconds to reset it.\n',
@@ -26,21 +24,9 @@ describe('versions named in the question', () => {
   }
 
   beforeAll(async () => {
-    const corpus = await tempDir()
-    const data = await tempDir()
-    cleanups.push(corpus.cleanup, data.cleanup)
-    for (const [rel, text] of Object.entries(files)) {
-      await mkdir(path.dirname(path.join(corpus.dir, rel)), { recursive: true })
-      await writeFile(path.join(corpus.dir, rel), text)
-    }
-    engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
-    const r = await engine.importFolder(corpus.dir, { collection: 'widgets' })
-    expect(r.failed).toEqual([])
+    ;({ engine, cleanup } = await engineOverFiles(files, 'widgets'))
   })
-  afterAll(async () => {
-    await engine?.close()
-    for (const c of cleanups) await c()
-  })
+  afterAll(() => cleanup?.())
 
   const search = (q: string, version?: string) =>
     engine.search(q, { scope: version === undefined ? {} : { version }, mode: 'keyword', k: 20 })
@@ -105,7 +91,7 @@ describe('versions named in the question', () => {
  */
 describe('a release line named in the question', () => {
   let engine: Engine
-  const cleanups: (() => Promise<void>)[] = []
+  let cleanup: (() => Promise<void>) | undefined
   const files: Record<string, string> = {
     'versions.json': JSON.stringify(['4.0.2', '3.2.1', '3.1.0']),
     'versioned_docs/version-4.0.2/reset.md': '# Reset\n\nHold the button for ten seconds to reset the widget.\n',
@@ -115,21 +101,9 @@ describe('a release line named in the question', () => {
   }
 
   beforeAll(async () => {
-    const corpus = await tempDir()
-    const data = await tempDir()
-    cleanups.push(corpus.cleanup, data.cleanup)
-    for (const [rel, text] of Object.entries(files)) {
-      await mkdir(path.dirname(path.join(corpus.dir, rel)), { recursive: true })
-      await writeFile(path.join(corpus.dir, rel), text)
-    }
-    engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
-    const r = await engine.importFolder(corpus.dir, { collection: 'widgetry' })
-    expect(r.failed).toEqual([])
+    ;({ engine, cleanup } = await engineOverFiles(files, 'widgetry'))
   })
-  afterAll(async () => {
-    await engine?.close()
-    for (const c of cleanups) await c()
-  })
+  afterAll(() => cleanup?.())
 
   it.each([
     ['How do I reset the widget in Widgetry 3?', '3.2.1'],
