@@ -178,11 +178,14 @@ describe('a question about what changed', () => {
     log(4, '2025-06-18', ['Remove support for JSON-RPC batching.', 'Add structured tool output.']),
   ]
   const TASKS = 'What happened to tasks after they were first introduced?'
+  /** The answer with its key sentences and, the question being about change, each release's line. */
+  const history = (kept: KeptSentence[], passages: PromptPassage[], question: string, repairs: VerificationRepair[] = []) =>
+    addKeySentences(kept, passages, (p) => p.text, question, repairs, undefined, true)
 
   it('adds what each release change log says about the subject, one line per release, oldest first', async () => {
     const kept = [{ text: 'Tasks were introduced in version 2025-11-25 as an experimental feature.', cites: [3] }]
     const repairs: VerificationRepair[] = []
-    const out = await addKeySentences(kept, [...logs, passage(2, LOGGING)], (p) => p.text, TASKS, repairs, undefined, true)
+    const out = await history(kept, [...logs, passage(2, LOGGING)], TASKS, repairs)
     const added = out.filter((s) => s.added === 'quote')
     expect(added.map((s) => [s.cites.join(), s.text])).toEqual([
       ['3', '- Add experimental support for tasks to enable tracking durable requests with polling.'],
@@ -200,14 +203,10 @@ describe('a question about what changed', () => {
     const many = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'].map((v, i) =>
       log(i + 1, v, [`Change how sampling works, part ${i + 1} of the sampling redesign.`]),
     )
-    const out = await addKeySentences(
+    const out = await history(
       [{ text: 'Sampling lets servers request completions.', cites: [1] }],
       many,
-      (p) => p.text,
       'How has sampling changed over time?',
-      [],
-      undefined,
-      true,
     )
     expect(out.filter((s) => s.added === 'quote' && s.text.includes('sampling redesign')).length).toBe(HISTORY_RELEASES)
   })
@@ -220,14 +219,10 @@ describe('a question about what changed', () => {
       log(2, '2025-03-26', ['Added comprehensive tool annotations, like whether a tool is read-only or destructive.']),
     ]
     const kept = [{ text: 'Tool annotations describe tool behavior.', cites: [2] }]
-    const out = await addKeySentences(
+    const out = await history(
       kept,
       annotations,
-      (p) => p.text,
       'Which release brought in tool annotations, like marking a tool read-only or destructive?',
-      [],
-      undefined,
-      true,
     )
     expect(out.some((s) => s.text.includes('markdown'))).toBe(false)
     expect(out.filter((s) => s.added).map((s) => s.text)).toEqual([
@@ -239,15 +234,7 @@ describe('a question about what changed', () => {
     // Seen with the model on "what happened to ping and logging/setLevel?": the change-log line was
     // copied twice, as the best passage's key sentence and as its release's line.
     const kept = [{ text: 'Ping was a utility for checking that the other side is alive.', cites: [1] }]
-    const out = await addKeySentences(
-      kept,
-      logs,
-      (p) => p.text,
-      'What happened to ping and logging/setLevel?',
-      [],
-      undefined,
-      true,
-    )
+    const out = await history(kept, logs, 'What happened to ping and logging/setLevel?')
     const lines = out.filter((s) => s.text.includes('Remove ping'))
     expect(lines.map((s) => [s.cites.join(), s.text])).toEqual([
       ['1', '- Remove ping and logging/setLevel; the log level is set per request in _meta.'],

@@ -3,7 +3,7 @@ import type { VerificationRepair } from '../../shared/trace'
 import { CHANGE_WORDS, isChangeLog } from '../retrieve/fuse'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
-import { codeIntroducedBy, contentWords, exactTerms, splitUnits, unitScore, type TextUnit } from './sentences'
+import { codeIntroducedBy, contentWords, exactTerms, LIST_MARKER, splitUnits, unitScore, type TextUnit } from './sentences'
 import { questionWeights } from './trim'
 
 /**
@@ -153,7 +153,7 @@ export function historySentences(
 }
 
 /** A list item's own marker ("9. ", "* ") as a plain bullet. */
-const asBullet = (text: string) => text.replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/, '- ')
+const asBullet = (text: string) => text.replace(LIST_MARKER, '- ')
 
 /**
  * The answer with the key sentences added: each after the last sentence that cites its passage,

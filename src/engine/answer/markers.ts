@@ -1,4 +1,5 @@
 import type { AnswerSentence } from '../../shared/answer'
+import { LIST_MARKER } from './sentences'
 
 /**
  * Markers in the rendered answer: every sentence carries its own [n] markers (claim-level
@@ -19,8 +20,6 @@ export function appendMarkers(answer: string, citations: number[]): string {
 }
 
 const BLOCK_START = /^(?:[-*+]|\d{1,3}[.)])\s|^```|^\|/
-
-const LIST_MARKER = /^(?:[-*+]|\d{1,3}[.)])\s+/
 
 /** The release label after a list item's marker ("- 2025-03-26: …"), so the item stays an item. */
 function labelled(text: string, version: string): string {

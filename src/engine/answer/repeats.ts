@@ -1,5 +1,6 @@
 import type { VerificationRepair } from '../../shared/trace'
 import type { KeptSentence } from './procedure'
+import { LIST_MARKER } from './sentences'
 
 /**
  * A sentence the answer says twice is shown once. A 1.5B model sometimes writes its paragraph
@@ -15,12 +16,14 @@ import type { KeptSentence } from './procedure'
 const MIN_PART = 20
 
 /** The words of a sentence as a reader compares them: no list marker, case, spacing or closing stop. */
-const said = (text: string) =>
-  text
-    .replace(/^\s*(?:(?:[-*+]|\d{1,3}[.)])\s+)+/, '')
+function said(text: string): string {
+  let t = text
+  while (LIST_MARKER.test(t)) t = t.replace(LIST_MARKER, '')
+  return t
     .replace(/\s+/g, ' ')
     .replace(/[\s.!?:;]+$/, '')
     .toLowerCase()
+}
 
 export function dropRepeats(kept: readonly KeptSentence[], repairs: VerificationRepair[]): KeptSentence[] {
   const keys = kept.map((s) => said(s.text))

@@ -24,6 +24,8 @@ export interface TextUnit {
 
 const FENCE = /^\s*(```|~~~)/
 const LIST_ITEM = /^(\s*)(?:[-*+]|(\d{1,3})[.)])\s+/
+/** A list item's marker at the start of a text ("- ", "9. ", "2) "). */
+export const LIST_MARKER = /^\s*(?:[-*+]|\d{1,3}[.)])\s+/
 const TABLE_ROW = /^\s*\|/
 const HEADING = /^\s*#{1,6}\s/
 // A sentence ends at . ! or ? followed by space and something that starts a sentence; not after
