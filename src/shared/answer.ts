@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PassageRef } from './passage'
+import { PassageRef, SamePlace } from './passage'
 import { HitScores, Scope, ScopeInfo } from './search'
 
 /**
@@ -41,6 +41,8 @@ export const Citation = z.object({
   /** The passage number used by the inline [n] markers in the answer. */
   n: z.number().int().positive(),
   ...CitedPlace.shape,
+  /** Where the same section stands word for word too (search.ts SearchHit.same_in); absent when nowhere. */
+  same_in: z.array(SamePlace).max(200).optional(),
 })
 export type Citation = z.infer<typeof Citation>
 

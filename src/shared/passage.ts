@@ -25,6 +25,13 @@ export const PassageRef = z.object({
 })
 export type PassageRef = z.infer<typeof PassageRef>
 
+/**
+ * Another place that holds the same section word for word (the same page copied into each
+ * release's folder, a file kept twice). A result stands for its copies and lists them here.
+ */
+export const SamePlace = PassageRef.pick({ chunk_id: true, path: true, version: true, page: true })
+export type SamePlace = z.infer<typeof SamePlace>
+
 /** A passage with what it says, and the last page it reaches in a paged document (else null). */
 export const PassageText = PassageRef.extend({
   page_end: z.number().int().nullable(),
@@ -38,3 +45,22 @@ export const PassageInDocument = PassageText.extend({
   position: z.number().int().nullable(),
 })
 export type PassageInDocument = z.infer<typeof PassageInDocument>
+
+/**
+ * The copies of a passage in words, for a source line: "also word for word in 2024-11-05,
+ * 2025-03-26 and 2 more", naming releases where the copies have them, else their files, in
+ * order ("3.9" before "3.10").
+ */
+export function sameTextLabel(same: readonly SamePlace[] | undefined, shown = 4): string | null {
+  if (!same?.length) return null
+  const names = [...new Set(same.map((s) => s.version ?? s.path))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+  const listed = names.slice(0, shown)
+  const more = names.length - listed.length
+  const words =
+    more > 0
+      ? `${listed.join(', ')} and ${more} more`
+      : listed.length > 1
+        ? `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}`
+        : listed[0]!
+  return `also word for word in ${words}`
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PassageText } from './passage'
+import { PassageText, SamePlace } from './passage'
 
 /**
  * Data shapes that cross process boundaries (engine <-> CLI, MCP, renderer). Plain data only:
@@ -59,7 +59,11 @@ export const HitScores = z.object({
 export type HitScores = z.infer<typeof HitScores>
 
 /** A passage a search found, with every score it got. */
-export const SearchHit = PassageText.extend({ scores: HitScores })
+export const SearchHit = PassageText.extend({
+  scores: HitScores,
+  /** The same section, word for word, elsewhere (other releases' copies), best first; absent when there is none. */
+  same_in: z.array(SamePlace).max(200).optional(),
+})
 export type SearchHit = z.infer<typeof SearchHit>
 
 export const SearchResult = z.object({

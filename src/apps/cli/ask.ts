@@ -1,6 +1,7 @@
 import type { AskEvent, AskResult } from '../../shared/answer'
 import { withLibrary } from '../library'
 import { markTerms, queryTerms } from '../../shared/excerpt'
+import { sameTextLabel, type SamePlace } from '../../shared/passage'
 
 /**
  * `docent ask "<question>"`. With --json, stdout is exactly one JSON document (the AskResult:
@@ -115,9 +116,17 @@ export function formatResult(r: AskResult, opts: { skipAnswer?: boolean; questio
   const lines: string[] = []
   const terms = queryTerms(r.rewritten_question ?? opts.question ?? '')
   const excerpts = new Map(r.closest.map((c) => [c.chunk_id, c.snippet]))
-  const where = (c: { path: string; heading: string; version: string | null; kind: string | null; page: number | null }) => {
+  const where = (c: {
+    path: string
+    heading: string
+    version: string | null
+    kind: string | null
+    page: number | null
+    same_in?: SamePlace[]
+  }) => {
     const meta = [c.version, c.kind, c.page ? `p. ${c.page}` : null].filter(Boolean).join(', ')
-    return `${c.path}${c.heading ? ` — ${c.heading}` : ''}${meta ? ` (${meta})` : ''}`
+    const same = sameTextLabel(c.same_in)
+    return `${c.path}${c.heading ? ` — ${c.heading}` : ''}${meta ? ` (${meta})` : ''}${same ? `; ${same}` : ''}`
   }
   if (r.mode === 'smalltalk') lines.push(r.answer ?? '')
   else if (r.abstained) {

@@ -15,6 +15,7 @@ import { RRF_K } from '../../engine/retrieve/fuse'
 import { formatTable } from './table'
 import { cmdAsk, highlight, type AskFlags } from './ask'
 import { excerpt, queryTerms } from '../../shared/excerpt'
+import { sameTextLabel } from '../../shared/passage'
 import { cmdEvalAnswers, cmdEvalCompare, type EvalAnswersFlags } from './eval-answers'
 import { LibraryError, withLibrary } from '../library'
 import { accessCommand } from './access'
@@ -196,8 +197,9 @@ async function cmdSearch(words: string[], values: SearchFlags): Promise<void> {
     ].filter(Boolean)
     const where = [h.version, h.kind, h.page ? `p. ${h.page}` : null].filter(Boolean).join(', ')
     const snippet = highlight(excerpt(h.text, terms, 200), terms, tty)
+    const same = sameTextLabel(h.same_in)
     process.stdout.write(
-      `${i + 1}. ${h.path}${where ? ` [${where}]` : ''}\n   ${h.heading}\n   ${scores.join('  ')}\n   ${snippet}\n`,
+      `${i + 1}. ${h.path}${where ? ` [${where}]` : ''}\n   ${h.heading}\n${same ? `   (${same})\n` : ''}   ${scores.join('  ')}\n   ${snippet}\n`,
     )
   })
 }

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { AskRequest } from '../../shared/answer'
 import { CollectionInfo, ImportReport, InvokeMap } from '../../shared/api'
 import { PassageText } from '../../shared/passage'
-import { HitScores, ScopeInfo, SearchMode, SearchResult, type SearchHit } from '../../shared/search'
+import { HitScores, ScopeInfo, SearchMode, SearchResult, SearchHit } from '../../shared/search'
 
 /**
  * The MCP tools' input and output schemas, built from the contract (src/shared): every field's type
@@ -87,6 +87,7 @@ export function toMcpHit(h: SearchHit): z.infer<typeof SearchOutput>['passages']
       keyword_rank: s.keyword_rank,
       vector_rank: s.vector_rank,
     },
+    ...(h.same_in?.length ? { same_in: h.same_in } : {}),
   }
 }
 
@@ -116,7 +117,14 @@ export const SearchOutput = z.object({
   rerank: search.rerank,
   degraded: search.degraded.describe('True when a stage could not run (no embedding model, no reranker); see notices.'),
   notices: search.notices,
-  passages: z.array(Passage.extend({ scores: Scores })),
+  passages: z.array(
+    Passage.extend({
+      scores: Scores,
+      same_in: SearchHit.shape.same_in.describe(
+        'The same section word for word elsewhere (the page copied into other releases), best first; absent when nowhere.',
+      ),
+    }),
+  ),
 })
 
 const ask = AskRequest.shape

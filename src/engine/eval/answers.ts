@@ -2,7 +2,7 @@ import type { Engine } from '../engine'
 import type { AskResult } from '../../shared/answer'
 import type { AskTrace } from '../../shared/trace'
 import type { SearchMode } from '../../shared/search'
-import { type EvalQuestion, isHit } from './questions'
+import { type EvalQuestion, hitsGold, isHit } from './questions'
 import { percentile } from './retrieval'
 import type { EngineAskOptions } from '../answer/ask'
 import { calibrateGate, type Calibration } from '../answer/gate'
@@ -259,7 +259,7 @@ async function rowFor(
     q.answerable && result.passages.length ? await passagesHitGold(engine, result.passages, q) : q.answerable ? false : null
   const sectionCorrect =
     q.answerable && answeredWithModel
-      ? result.citations.some((c) => q.gold.some((g) => isHit({ ...c, page_end: c.page }, g)))
+      ? result.citations.some((c) => q.gold.some((g) => hitsGold({ ...c, page_end: c.page }, g)))
       : null
   const citationsValid = answeredWithModel ? result.citations.every((c) => result.passages.includes(c.chunk_id)) : null
   let faithful: boolean | null = null

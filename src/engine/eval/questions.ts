@@ -55,6 +55,23 @@ function normaliseHeading(h: string): string {
   return h.replace(/[`*_]/g, '').replace(/\s+/g, ' ').trim().toLowerCase()
 }
 
+/**
+ * A result is a hit when it, or a copy it stands for (search.ts SearchHit.same_in: the same
+ * section word for word in another release's folder), is: the copies are listed with it and open
+ * from it.
+ */
+export function hitsGold(
+  hit: Pick<PassageText, 'path' | 'heading' | 'page'> &
+    Partial<Pick<PassageText, 'page_end'>> & { same_in?: { path: string; page: number | null }[] },
+  gold: GoldRef,
+): boolean {
+  if (isHit(hit, gold)) return true
+  const span = hit.page !== null && hit.page_end != null ? hit.page_end - hit.page : 0
+  return (hit.same_in ?? []).some((c) =>
+    isHit({ path: c.path, heading: hit.heading, page: c.page, page_end: c.page === null ? null : c.page + span }, gold),
+  )
+}
+
 /** A retrieved chunk is a hit when its document path equals the gold path, its breadcrumb contains the gold heading (if any) and its page range includes the gold page (if any). */
 export function isHit(
   hit: Pick<PassageText, 'path' | 'heading' | 'page'> & Partial<Pick<PassageText, 'page_end'>>,

@@ -1,7 +1,7 @@
 import type { Engine } from '../engine'
 import type { PassageRef } from '../../shared/passage'
 import type { SearchMode } from '../../shared/search'
-import { type EvalQuestion, isHit } from './questions'
+import { type EvalQuestion, hitsGold } from './questions'
 import { round } from '../core/numbers'
 import { keywordPostingsOf } from '../store/postings'
 import { halfOf } from './gate-calibration'
@@ -81,7 +81,7 @@ export async function evalRetrieval(
     latencies.push(ms)
     degraded ||= res.degraded
     res.notices.forEach((n) => notices.add(n))
-    const idx = res.results.findIndex((h) => q.gold.some((g) => isHit(h, g)))
+    const idx = res.results.findIndex((h) => q.gold.some((g) => hitsGold(h, g)))
     per.push({
       id: q.id,
       kind: q.kind,

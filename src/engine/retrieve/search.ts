@@ -21,6 +21,7 @@ import {
   type FusionRule,
 } from './fuse'
 import { resolveScope, searchText, type ResolvedScope } from './scope'
+import { foldSameText } from './same-text'
 
 export interface SearchOptions {
   mode: SearchMode
@@ -161,7 +162,14 @@ export async function searchChunks(
   const { order, reranked } = await rerankFused(ctx, text, fused, opts, log)
   // RRF is shown only where lists were fused: both retrievers ran, or change logs were ranked in.
   const rrfShown = !!(keyword && vector) || scope.changeLogFirst
-  const results = await hitsOf(ctx.db, order.slice(0, opts.k), { keyword, vector, fused }, rrfShown)
+  // The same section copied into several places is one result (same-text.ts).
+  const hashes = await chunksById(
+    ctx.db,
+    order.map((o) => o.chunk_id),
+    ['embed_hash'],
+  )
+  const top = foldSameText(order, new Map([...hashes].map(([id, r]) => [id, r.embed_hash])), opts.k)
+  const results = await hitsOf(ctx.db, top, { keyword, vector, fused }, rrfShown)
   return {
     mode: opts.mode,
     rerank: opts.rerank,
@@ -293,24 +301,29 @@ async function rerankFused(
 /** The hits shown, in order, each with its scores from every list it was in (RRF only where lists were fused). */
 async function hitsOf(
   db: Queryable,
-  top: { chunk_id: string; reranker: number | null }[],
+  top: { item: { chunk_id: string; reranker: number | null }; same: string[] }[],
   lists: { keyword: KeywordList; vector: VectorList; fused: Fused[] },
   showRrf: boolean,
 ): Promise<SearchHit[]> {
   const rows = await chunksById(
     db,
-    top.map((t) => t.chunk_id),
+    top.flatMap((t) => [t.item.chunk_id, ...t.same]),
     PASSAGE_FIELDS,
   )
   const kwById = new Map((lists.keyword ?? []).map((h) => [h.chunk_id, h]))
   const vecById = new Map((lists.vector ?? []).map((h) => [h.chunk_id, h]))
   const fusedById = new Map(lists.fused.map((f) => [f.chunk_id, f]))
-  return top.map((t) => {
+  return top.map(({ item: t, same }) => {
     const r = rows.get(t.chunk_id)!
     const kw = kwById.get(t.chunk_id)
     const vec = vecById.get(t.chunk_id)
+    const sameIn = same
+      .map((id) => rows.get(id))
+      .filter((c) => c !== undefined)
+      .map((c) => ({ chunk_id: c.chunk_id, path: c.path, version: c.version, page: c.page_start }))
     return {
       ...toPassage(r),
+      ...(sameIn.length ? { same_in: sameIn } : {}),
       scores: {
         keyword_rank: kw?.rank ?? null,
         vector_rank: vec?.rank ?? null,

@@ -26,6 +26,8 @@ export interface ChunkRow {
   document_id: string
   /** Order among the chunks under the same heading. */
   ordinal: number
+  /** SHA-256 of the breadcrumb and text the embedder read: equal for the same section, word for word, in two places. */
+  embed_hash: string
 }
 
 type Field = keyof ChunkRow
@@ -46,6 +48,7 @@ const COLUMN: Record<Field, string> = {
   position: 'ch.position',
   document_id: 'ch.document_id',
   ordinal: 'ch.ordinal',
+  embed_hash: 'ch.embed_hash',
 }
 
 function selectList(fields: readonly Field[]): string {

@@ -12,7 +12,7 @@ export function toPromptPassage(h: SearchHit, i: number): PromptPassage {
 
 /** A citation rendered from stored metadata, never from model output. */
 export function toCitation(h: SearchHit, n: number): Citation {
-  return { n, ...placeOf(h) }
+  return { n, ...placeOf(h), ...(h.same_in?.length ? { same_in: h.same_in } : {}) }
 }
 
 /** A section to list; its snippet is the stretch of the passage with the most words of `query` (shared/excerpt.ts). */

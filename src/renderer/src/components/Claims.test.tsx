@@ -218,4 +218,25 @@ describe('a verified answer, sentence by sentence', () => {
     expect(answer.querySelectorAll('.cite-chip')).toHaveLength(1)
     expect(screen.queryByRole('note', { name: 'Removed sentences' })).toBeNull()
   })
+
+  it('a source copied word for word into other releases is listed once, naming them', async () => {
+    const same = (version: string) => ({
+      chunk_id: `c-${version}`,
+      path: `docs/${version}/tools/debugging.md`,
+      version,
+      page: null,
+    })
+    await answerWith({
+      answer: 'Log files are written to ~/Library/Logs/Claude [1].',
+      citations: [
+        {
+          ...cite(1, 'docs/2025-06-18/tools/debugging.md', '2025-06-18'),
+          same_in: [same('2024-11-05'), same('2025-03-26'), same('draft')],
+        },
+      ],
+    })
+    const sources = await screen.findByRole('region', { name: 'Sources' })
+    expect(within(sources).getAllByRole('listitem')).toHaveLength(1)
+    expect(within(sources).getByText('also word for word in 2024-11-05, 2025-03-26 and draft')).toBeTruthy()
+  })
 })

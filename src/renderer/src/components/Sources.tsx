@@ -1,7 +1,7 @@
 import { useMemo } from 'react'
 import { describeAbstention, type AskResult, type Citation } from '../lib/ask-types'
 import { markTerms, queryTerms } from '../../../shared/excerpt'
-import type { PassageRef } from '../../../shared/passage'
+import { sameTextLabel, type PassageRef, type SamePlace } from '../../../shared/passage'
 import { RemovedSentences } from './ClaimNotes'
 import { DocIcon, InfoIcon } from './Icons'
 
@@ -29,6 +29,7 @@ export function SourcesList({ citations, onOpen }: { citations: Citation[]; onOp
               <span className="source-main">
                 <span className="source-path">{c.path}</span>
                 {c.heading && <span className="source-crumb">{breadcrumb(c.heading)}</span>}
+                {c.same_in?.length ? <span className="source-same">{sameTextLabel(c.same_in)}</span> : null}
               </span>
               <span className="source-tags">
                 {c.version && <span className="chip">{c.version}</span>}
@@ -43,7 +44,7 @@ export function SourcesList({ citations, onOpen }: { citations: Citation[]; onOp
 }
 
 /** A section to list and open: a closest section, or a search-only passage. */
-export type SectionRef = PassageRef & { snippet?: string }
+export type SectionRef = PassageRef & { snippet?: string; same_in?: SamePlace[] }
 
 export function Abstention({
   result,
@@ -113,6 +114,7 @@ export function HitList({
             <span className="hit-main">
               <span className="hit-path">{h.path}</span>
               {h.heading && <span className="source-crumb">{breadcrumb(h.heading)}</span>}
+              {h.same_in?.length ? <span className="source-same">{sameTextLabel(h.same_in)}</span> : null}
               {h.snippet && (
                 <span className="hit-text">
                   {markTerms(
