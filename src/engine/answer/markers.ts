@@ -34,12 +34,18 @@ function labelled(text: string, version: string): string {
  */
 export function renderAnswer(sentences: readonly AnswerSentence[]): string {
   let out = ''
+  let afterBlock = false
   for (const s of sentences) {
     const text = s.version && !s.text.includes(s.version) ? labelled(s.text, s.version) : s.text
     const marked = appendMarkers(text, s.citations)
     const block = BLOCK_START.test(s.text)
+    // Prose after a list item, a table row or code starts a paragraph of its own: on the next line
+    // it would continue the item, or follow a code block's own markers ("[1] This array…") as if
+    // they were its own.
     if (!out) out = marked
+    else if (afterBlock && !block) out += `\n\n${marked}`
     else out += block || /```\s*$/.test(out) || /\n\s*(?:[-*+]|\d+[.)])\s[^\n]*$/.test(out) ? `\n${marked}` : ` ${marked}`
+    afterBlock = block || /```\s*$/.test(s.text) || /\n\s*(?:[-*+]|\d+[.)])\s[^\n]*$/.test(s.text)
   }
   return out
 }

@@ -104,6 +104,22 @@ describe('renderAnswer', () => {
   })
 })
 
+describe('renderAnswer after a block', () => {
+  it('starts prose after code or a list item as a paragraph, so a block’s markers never open the next sentence', () => {
+    // Seen with the real 1.5B model (mcp-docs q39): "```\n\n[1] This array-based structure …".
+    const text = renderAnswer([
+      { text: 'The server can notify connected clients:', citations: [1] },
+      { text: '```json\n{"method": "notifications/tools/list_changed"}\n```', citations: [1] },
+      { text: 'This array-based structure exposes many tools.', citations: [2] },
+      { text: '- Unknown tools', citations: [3] },
+      { text: 'Both are JSON-RPC errors.', citations: [3] },
+    ])
+    expect(text).toBe(
+      'The server can notify connected clients [1]:\n```json\n{"method": "notifications/tools/list_changed"}\n```\n\n[1]\n\nThis array-based structure exposes many tools [2].\n- Unknown tools [3]\n\nBoth are JSON-RPC errors [3].',
+    )
+  })
+})
+
 describe('answer text parsing', () => {
   it('finds inline markers in their usual forms, not links or indexes, and strips them', () => {
     expect(inlineMarkers('a [1] b [2, 3] c [4][5] d [6-8]')).toEqual([1, 2, 3, 4, 5, 6, 7, 8])

@@ -173,8 +173,9 @@ describe('through the engine', () => {
     expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'list', 'list', 'list', 'quote'])
     expect(result.answer).toBe(
       // The index keeps inline code as its text, without backticks.
-      'The following error codes are defined [1]:\n- -32700: Parse error [1]\n- -32602: Invalid params [1]\n- -32603: Internal error [1]\n' +
-        // The passage's sentence on the question that the answer left out (answer/key-sentences.ts).
+      'The following error codes are defined [1]:\n- -32700: Parse error [1]\n- -32602: Invalid params [1]\n- -32603: Internal error [1]\n\n' +
+        // The passage's sentence on the question that the answer left out (answer/key-sentences.ts),
+        // a paragraph of its own: on the next line it would continue the last item.
         'Servers use the standard JSON-RPC error codes [1].',
     )
     expect(JSON.stringify(trace)).toContain('list_completed')
