@@ -179,6 +179,8 @@ export const RepairCode = z.enum([
   'authoritative_cited',
   /** A sentence the answer already said (the model repeating itself, or a copied line it had written) was shown once (answer/repeats.ts). */
   'repeat_dropped',
+  /** A sentence's citations of passages that do not say it on their own were dropped, where others do (answer/tighten.ts). */
+  'citations_tightened',
 ])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })

@@ -352,8 +352,8 @@ describe('release rules on a real engine', () => {
           sentences: [
             { text: 'A client calls a tool with tools/call and gets its result as text content.', cites: [Number(one)] },
             { text: 'A client calls a tool with tools/call and gets text, image or audio content.', cites: [Number(two)] },
-            // Cited newest first: the label still reads oldest first.
-            { text: 'Each result of tools/call holds content.', cites: [Number(two), Number(one)] },
+            // Cited newest first: the label still reads oldest first. (Each passage says it alone, so both stay cited.)
+            { text: 'A client that calls tools/call gets content.', cites: [Number(two), Number(one)] },
           ],
           unanswered_parts: [],
         }
@@ -365,7 +365,7 @@ describe('release rules on a real engine', () => {
     // The releases say different things: each sentence names its release, instead of blending them.
     expect(result.sentences!.map((s) => s.version)).toEqual(['1.0', '2.0', '1.0, 2.0'])
     expect(result.answer).toBe(
-      '1.0: A client calls a tool with tools/call and gets its result as text content [1]. 2.0: A client calls a tool with tools/call and gets text, image or audio content [2]. 1.0, 2.0: Each result of tools/call holds content [1][2].',
+      '1.0: A client calls a tool with tools/call and gets its result as text content [1]. 2.0: A client calls a tool with tools/call and gets text, image or audio content [2]. 1.0, 2.0: A client that calls tools/call gets content [1][2].',
     )
     expect(result.notices.join(' ')).toContain('say different things')
   })

@@ -7,7 +7,8 @@ import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
 import { addKeySentences } from '../key-sentences'
 import { dropRepeats } from '../repeats'
-import { authoritativeRefusal, citeAuthoritative } from './authoritative'
+import { authoritativeFor, authoritativeRefusal, citeAuthoritative } from './authoritative'
+import { tightenCitations } from '../tighten'
 import { retarget } from '../off-target'
 import type { PromptPassage, ReplySentence } from '../prompt'
 import type { ReleaseCheck } from '../release'
@@ -118,6 +119,9 @@ async function answer(
   // After the release rules, which judge what the model's answer rests on: copied sentences do not rescue it.
   const added = await addKeySentences(kept, passages, fullText, standalone, v.repairs, c.release.checkSentences, c.history)
   const full = dropRepeats(added, v.repairs)
+  // Each sentence cites the passages that say it; the authoritative sources the release rule counted stay.
+  const authority = authoritativeFor(c.release)
+  await tightenCitations(full, byN, standalone, (p) => authority?.(p) ?? false, v.repairs)
 
   const { sentences, citations } = numberByFirstUse(full, byN, hitOf)
   const notices = [...base.notices, ...releaseLabels(sentences, full, byN, c.release)]
