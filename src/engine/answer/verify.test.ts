@@ -295,6 +295,15 @@ describe('an answer that restates the question', () => {
     expect(repeatsQuestion(answer, q)).toBe(false)
     expect(repeatsQuestion('Yes [1].', 'Is it?')).toBe(false)
   })
+  it('lets "yes" or "no" with the question’s own words answer a yes-or-no question', () => {
+    // mcp-docs-people p25 with the real 1.5B model: refused twice as a restatement.
+    const polar = 'Since 2025-03-26, has the guidance on what a stdio server may write to stderr changed?'
+    expect(repeatsQuestion('Yes, the guidance on what a stdio server may write to stderr has changed [4].', polar)).toBe(false)
+    expect(repeatsQuestion('No, a stdio server may still write to stderr [2].', 'Can a stdio server write to stderr?')).toBe(false)
+    // Not a yes-or-no question, or no yes or no: still a restatement.
+    expect(repeatsQuestion('Yes, an MCP client must put in the resource parameter during the OAuth flow [1].', q)).toBe(true)
+    expect(repeatsQuestion('The guidance on what a stdio server may write to stderr has changed [4].', polar)).toBe(true)
+  })
 })
 
 describe('a question about a name no passage mentions', () => {

@@ -99,6 +99,11 @@ export function splitLegacyAnswer(answer: string, citations: number[]): ReplySen
 }
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}_'-]*/gu
+/** A yes-or-no question: it opens with an auxiliary verb, after any words that set its scope ("Since 2025-03-26, has …"). */
+const POLAR_QUESTION =
+  /^(?:[^,?]{0,60},\s*)?(?:is|are|was|were|does|do|did|has|have|had|can|could|should|will|would|must|may|might)\b[^?]*\?\s*$/i
+/** An answer that says yes or no first. */
+const POLAR_ANSWER = /^(?:yes|no)\b/i
 
 /**
  * Whether an answer only restates the question: at least 80% of its words (markers aside) are the
@@ -108,6 +113,9 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}_'-]*/gu
  */
 export function repeatsQuestion(answer: string, question: string): boolean {
   const words = (s: string) => (s.replace(MARKER, ' ').toLowerCase().match(WORD) ?? []) as string[]
+  // "Has the stderr guidance changed?" answered "Yes, the stderr guidance has changed [4]": the
+  // question's own words, and its answer. Whether the cited passages say so is the support check's.
+  if (POLAR_QUESTION.test(question.trim()) && POLAR_ANSWER.test(answer.trim())) return false
   const a = words(answer)
   const q = new Set(words(question))
   if (a.length === 0 || q.size === 0) return false
