@@ -119,9 +119,9 @@ async function answer(
   // After the release rules, which judge what the model's answer rests on: copied sentences do not rescue it.
   const added = await addKeySentences(kept, passages, fullText, standalone, v.repairs, c.release.checkSentences, c.history)
   const full = dropRepeats(added, v.repairs)
-  // Each sentence cites the passages that say it; the authoritative sources the release rule counted stay.
+  // A sentence's citations of passages without the names it states go, where others hold them all.
   const authority = authoritativeFor(c.release)
-  await tightenCitations(full, byN, standalone, (p) => authority?.(p) ?? false, v.repairs)
+  tightenCitations(full, byN, (p) => authority?.(p) ?? false, v.repairs)
 
   const { sentences, citations } = numberByFirstUse(full, byN, hitOf)
   const notices = [...base.notices, ...releaseLabels(sentences, full, byN, c.release)]
