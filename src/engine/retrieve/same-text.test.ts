@@ -92,3 +92,52 @@ describe('copies through the engine', () => {
     expect(r.results[0]!.same_in).toBeUndefined()
   })
 })
+
+describe('an answer from a section copied into several releases', () => {
+  it('labels no sentence with the one release of a passage that stands in others too', async () => {
+    // q48 with the real model: "2025-06-18: Log files are written to: ~/Library/Logs/Claude [1]",
+    // from a section that reads the same in six releases.
+    const { ScriptedChat } = await import('../answer/scripted.testutil')
+    const logs =
+      '# Debugging\n\n## Viewing logs\n\nLog files are written to ~/Library/Logs/Claude on macOS and to %APPDATA%\\Claude\\logs on Windows.\n'
+    const { engine, cleanup } = await engineOverFiles(
+      {
+        'docs/1.0/debugging.md': logs,
+        'docs/3.0/debugging.md': logs,
+        // Another release's own section: whichever copy stands for the two, the answer rests on two releases.
+        'docs/2.0/build.md':
+          '# Build\n\n## Troubleshooting\n\nClaude Desktop writes mcp.log in ~/Library/Logs/Claude with general logging.\n',
+      },
+      'docs',
+    )
+    try {
+      const chat = new ScriptedChat([
+        (args) => {
+          const n = (section: string) => Number(new RegExp(`<passage n="(\\d+)" section="${section}"`).exec(args.user)![1])
+          return {
+            answerable: true,
+            sentences: [
+              { text: 'Log files are written to ~/Library/Logs/Claude on macOS.', cites: [n('Debugging &gt; Viewing logs')] },
+              { text: 'Claude Desktop writes mcp.log in ~/Library/Logs/Claude.', cites: [n('Build &gt; Troubleshooting')] },
+            ],
+            unanswered_parts: [],
+          }
+        },
+      ])
+      const result = await engine.ask(
+        { question: 'Where are the Claude Desktop log files on macOS?', scope: { collections: ['docs'], version: 'all' } },
+        { chat, mode: 'keyword', useCache: false, gate: false },
+      )
+      expect(result.abstained).toBe(false)
+      const logsCited = result.citations.find((c) => c.heading === 'Debugging > Viewing logs')!
+      expect(logsCited.same_in).toHaveLength(1)
+      // Only one release's own passage is left to label, so no sentence is labelled.
+      expect(result.sentences!.length).toBeGreaterThanOrEqual(2)
+      expect(result.sentences!.every((s) => s.version === undefined)).toBe(true)
+      expect(result.notices.join(' ')).not.toMatch(/releases cited/)
+      expect(result.answer).toMatch(/^Log files are written/)
+    } finally {
+      await cleanup()
+    }
+  })
+})

@@ -124,7 +124,9 @@ async function answer(
   tightenCitations(full, byN, (p) => authority?.(p) ?? false, v.repairs)
 
   const { sentences, citations } = numberByFirstUse(full, byN, hitOf)
-  const notices = [...base.notices, ...releaseLabels(sentences, full, byN, c.release)]
+  // A passage that stands word for word in other releases too (same_in) belongs to none of them alone.
+  const copied = new Set(passages.filter((p) => hitOf(p).same_in?.length).map((p) => p.n))
+  const notices = [...base.notices, ...releaseLabels(sentences, full, byN, c.release, copied)]
   const removedNote = removalNotice(v.removed, c.release.trace.releases)
   const result: AskResult = {
     ...base,
@@ -198,14 +200,23 @@ function releaseLabels(
   kept: ReplySentence[],
   byN: Map<number, PromptPassage>,
   release: ReleaseCheck,
+  /** Passages with copies in other releases: they label no sentence with their one version. */
+  copied: ReadonlySet<number> = new Set(),
 ): string[] {
   if (release.trace.releases && release.trace.releases.length === 1) return []
   // Oldest first, however the sentence ordered its citations.
   const versionsOf = (s: ReplySentence) =>
-    [...new Set(s.cites.map((n) => byN.get(n)?.version).filter((v): v is string => !!v))].sort(compareVersions)
+    [
+      ...new Set(
+        s.cites
+          .filter((n) => !copied.has(n))
+          .map((n) => byN.get(n)?.version)
+          .filter((v): v is string => !!v),
+      ),
+    ].sort(compareVersions)
   const all = [...new Set(kept.flatMap(versionsOf))].sort(compareVersions)
   if (all.length < 2) return []
-  const cited = [...new Set(kept.flatMap((s) => s.cites))].map((n) => byN.get(n)!)
+  const cited = [...new Set(kept.flatMap((s) => s.cites))].filter((n) => !copied.has(n)).map((n) => byN.get(n)!)
   if (sayTheSame(cited)) return [`The releases cited (${all.join(', ')}) say the same here.`]
   kept.forEach((s, i) => {
     const vs = versionsOf(s)
