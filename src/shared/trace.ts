@@ -179,7 +179,7 @@ export const RepairCode = z.enum([
   'authoritative_cited',
   /** A sentence the answer already said (the model repeating itself, or a copied line it had written) was shown once (answer/repeats.ts). */
   'repeat_dropped',
-  /** A sentence's citations of passages that do not say it on their own were dropped, where others do (answer/tighten.ts). */
+  /** A sentence's citations of passages lacking a name or number it states were dropped, where other cited passages hold them all (answer/tighten.ts). */
   'citations_tightened',
 ])
 export type RepairCode = z.infer<typeof RepairCode>

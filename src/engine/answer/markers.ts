@@ -6,6 +6,11 @@ import { LIST_MARKER } from './sentences'
  * citations), so a reader sees which passage says which sentence.
  */
 
+/** Text that ends in a closing code fence or a list item (after a line break): its markers go on a line of their own. */
+function endsInBlock(text: string): boolean {
+  return /```\s*$/.test(text) || /\n\s*(?:[-*+]|\d+[.)])\s[^\n]*$/.test(text)
+}
+
 /**
  * Places citation markers at the end of an answer: before its closing full stop when it ends with
  * one ("… server [2]."), on a line of their own after a closing code fence or list.
@@ -13,7 +18,7 @@ import { LIST_MARKER } from './sentences'
 export function appendMarkers(answer: string, citations: number[]): string {
   const marks = citations.map((c) => `[${c}]`).join('')
   const text = answer.trimEnd()
-  if (/```\s*$/.test(text) || /\n\s*(?:[-*+]|\d+[.)])\s[^\n]*$/.test(text)) return `${text}\n\n${marks}`
+  if (endsInBlock(text)) return `${text}\n\n${marks}`
   const m = /([.!?:;])(["')\]]*)$/.exec(text)
   if (m && !/\.\.$/.test(text.slice(0, m.index + 1))) return `${text.slice(0, m.index)} ${marks}${m[1]}${m[2]}`
   return `${text} ${marks}`
@@ -44,8 +49,8 @@ export function renderAnswer(sentences: readonly AnswerSentence[]): string {
     // they were its own.
     if (!out) out = marked
     else if (afterBlock && !block) out += `\n\n${marked}`
-    else out += block || /```\s*$/.test(out) || /\n\s*(?:[-*+]|\d+[.)])\s[^\n]*$/.test(out) ? `\n${marked}` : ` ${marked}`
-    afterBlock = block || /```\s*$/.test(s.text) || /\n\s*(?:[-*+]|\d+[.)])\s[^\n]*$/.test(s.text)
+    else out += block || endsInBlock(out) ? `\n${marked}` : ` ${marked}`
+    afterBlock = block || endsInBlock(s.text)
   }
   return out
 }

@@ -11,6 +11,12 @@ function breadcrumb(heading: string): string {
   return heading.split(' > ').filter(Boolean).join(' › ')
 }
 
+/** Where a source stands word for word too ("also word for word in 2024-11-05 and 2025-03-26"); nothing when nowhere. */
+function SameText({ same }: { same?: SamePlace[] }) {
+  const label = sameTextLabel(same)
+  return label ? <span className="source-same">{label}</span> : null
+}
+
 export function SourcesList({ citations, onOpen }: { citations: Citation[]; onOpen: (n: number) => void }) {
   if (citations.length === 0) return null
   return (
@@ -29,7 +35,7 @@ export function SourcesList({ citations, onOpen }: { citations: Citation[]; onOp
               <span className="source-main">
                 <span className="source-path">{c.path}</span>
                 {c.heading && <span className="source-crumb">{breadcrumb(c.heading)}</span>}
-                {c.same_in?.length ? <span className="source-same">{sameTextLabel(c.same_in)}</span> : null}
+                <SameText same={c.same_in} />
               </span>
               <span className="source-tags">
                 {c.version && <span className="chip">{c.version}</span>}
@@ -114,7 +120,7 @@ export function HitList({
             <span className="hit-main">
               <span className="hit-path">{h.path}</span>
               {h.heading && <span className="source-crumb">{breadcrumb(h.heading)}</span>}
-              {h.same_in?.length ? <span className="source-same">{sameTextLabel(h.same_in)}</span> : null}
+              <SameText same={h.same_in} />
               {h.snippet && (
                 <span className="hit-text">
                   {markTerms(
