@@ -181,6 +181,8 @@ export const RepairCode = z.enum([
   'repeat_dropped',
   /** A sentence's citations of passages lacking a name or number it states were dropped, where other cited passages hold them all (answer/tighten.ts). */
   'citations_tightened',
+  /** Table rows were shown under their table's header from the cited passage, or a header row given alone was left out (answer/readable.ts). */
+  'table_shown_whole',
 ])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })

@@ -64,6 +64,19 @@ describe('key sentences of the best passages', () => {
     ])
   })
 
+  it('copies an item from the middle of a numbered list as a bullet: out of its list, its number means nothing', async () => {
+    const RESOURCE = `### Resource Parameter
+
+1. MUST include the resource parameter in authorization requests.
+2. MUST include it in token requests.
+3. MUST use the canonical URI of the MCP server as defined in RFC 8707 Section 2.`
+    const kept = [{ text: 'The client sends a resource parameter during the OAuth flow.', cites: [1] }]
+    const { out } = await run(kept, 'Which URI goes in the resource parameter, the canonical URI of the server?', [passage(1, RESOURCE)])
+    const added = out.filter((s) => s.added).map((s) => s.text)
+    expect(added).toContain('- MUST use the canonical URI of the MCP server as defined in RFC 8707 Section 2.')
+    expect(added.some((t) => /^\d+\. /.test(t))).toBe(false)
+  })
+
   it('does not add a second sentence that only repeats the first one’s terms', () => {
     const picks = keySentences(
       ['Nothing yet.'],

@@ -195,7 +195,8 @@ export async function addKeySentences(
     const added = [pick.unit, ...(pick.follows ? [pick.follows] : [])].map((u) => ({
       // A change-log line read beside other releases' lines is an item of the history, not the
       // ninth item of its own release's list.
-      text: historyLine && u === pick.unit ? asBullet(u.text) : u.text,
+      // A numbered item copied alone is a bullet too: out of its list, "3." means nothing.
+      text: u === pick.unit && (historyLine || u.ordinal !== null) ? asBullet(u.text) : u.text,
       cites: [pick.passage.n],
       added: 'quote' as const,
     }))

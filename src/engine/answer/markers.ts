@@ -13,11 +13,20 @@ function endsInBlock(text: string): boolean {
 
 /**
  * Places citation markers at the end of an answer: before its closing full stop when it ends with
- * one ("… server [2]."), on a line of their own after a closing code fence or list.
+ * one ("… server [2]."), on a line of their own after a closing code fence or list, in the last
+ * cell of a table, on the first line of a list item with nested items.
  */
 export function appendMarkers(answer: string, citations: number[]): string {
   const marks = citations.map((c) => `[${c}]`).join('')
   const text = answer.trimEnd()
+  if (citations.length === 0) return text
+  // A table (answer/readable.ts): the markers go in the last row's last cell, where Markdown keeps them.
+  const lastLine = text.slice(text.lastIndexOf('\n') + 1)
+  if (/^\s*\|.*\|$/.test(lastLine)) return `${text.slice(0, -1).trimEnd()} ${marks} |`
+  // A list item with the items nested under it: the markers go on the item's own line.
+  const [first, ...nested] = text.split('\n')
+  if (nested.length && LIST_MARKER.test(first!) && nested.every((l) => /^\s+(?:[-*+]|\d{1,3}[.)])\s|^\s{2,}\S/.test(l)))
+    return [appendMarkers(first!, citations), ...nested].join('\n')
   if (endsInBlock(text)) return `${text}\n\n${marks}`
   const m = /([.!?:;])(["')\]]*)$/.exec(text)
   if (m && !/\.\.$/.test(text.slice(0, m.index + 1))) return `${text.slice(0, m.index)} ${marks}${m[1]}${m[2]}`
@@ -40,17 +49,50 @@ function labelled(text: string, version: string): string {
 export function renderAnswer(sentences: readonly AnswerSentence[]): string {
   let out = ''
   let afterBlock = false
-  for (const s of sentences) {
-    const text = s.version && !s.text.includes(s.version) ? labelled(s.text, s.version) : s.text
+  const shaped = unrun(sentences.map((s) => s.text))
+  sentences.forEach((s, i) => {
+    const own = shaped[i]!
+    const text = s.version && !own.includes(s.version) ? labelled(own, s.version) : own
     const marked = appendMarkers(text, s.citations)
-    const block = BLOCK_START.test(s.text)
+    const block = BLOCK_START.test(own)
     // Prose after a list item, a table row or code starts a paragraph of its own: on the next line
     // it would continue the item, or follow a code block's own markers ("[1] This array…") as if
     // they were its own.
     if (!out) out = marked
     else if (afterBlock && !block) out += `\n\n${marked}`
     else out += block || endsInBlock(out) ? `\n${marked}` : ` ${marked}`
-    afterBlock = block || endsInBlock(s.text)
+    afterBlock = block || endsInBlock(own)
+  })
+  return out
+}
+
+/** A prose sentence that ends without a full stop (or other closing mark): an item or a line, not a sentence. */
+const unended = (text: string) => !text.includes('\n') && !BLOCK_START.test(text) && !/[.!?:;]["'’”)\]*_`]*$/.test(text.trim())
+
+/**
+ * Sentences that end without a full stop ran into each other when joined by spaces: "… (served over
+ * HTTPS) [1] The page presents a branded form [1] Users enter …", the model's copy of a passage's
+ * list items, or change-log lines. Two or more in a row are shown as a list; one alone, before
+ * more prose, gets its full stop, and so does a lead-in ending in a colon that no list, table or
+ * code follows. Only the layout and punctuation change, never the words.
+ */
+function unrun(texts: readonly string[]): string[] {
+  const out = [...texts]
+  for (let i = 0; i < texts.length; ) {
+    if (!unended(texts[i]!)) {
+      i++
+      continue
+    }
+    let j = i
+    while (j < texts.length && unended(texts[j]!)) j++
+    if (j - i >= 2) for (let k = i; k < j; k++) out[k] = `- ${texts[k]!.trim()}`
+    else if (j < texts.length && !BLOCK_START.test(texts[j]!)) out[i] = `${texts[i]!.trimEnd()}.`
+    i = j
   }
+  // A lead-in ("… is required:") that nothing follows, or only more prose: it introduces nothing.
+  out.forEach((t, i) => {
+    const next = out[i + 1]
+    if (!t.includes('\n') && /:\s*$/.test(t) && (next === undefined || !BLOCK_START.test(next))) out[i] = t.replace(/:\s*$/, '.')
+  })
   return out
 }

@@ -1,5 +1,6 @@
 import type { VerificationRepair } from '../../shared/trace'
 import type { PromptPassage, ReplySentence } from './prompt'
+import { withNested } from './readable'
 import { MAX_CODE_LINES, contentWords, splitUnits, type TextUnit } from './sentences'
 
 /**
@@ -49,7 +50,9 @@ export function completeProcedures(
   for (const p of passages) {
     const citing = out.map((s, i) => (s.cites.includes(p.n) && !s.added ? i : -1)).filter((i) => i >= 0)
     if (citing.length === 0) continue
-    for (const steps of orderedLists(fullText(p))) {
+    const source = fullText(p)
+    const units = splitUnits(source)
+    for (const steps of orderedLists(units)) {
       const covered = steps.map((step) => citing.some((i) => covers(out[i]!.text, step.text)))
       const last = covered.lastIndexOf(true)
       const count = covered.filter(Boolean).length
@@ -57,7 +60,9 @@ export function completeProcedures(
       if (last < 0 || last === steps.length - 1 || (count < 2 && !covered[0])) continue
       const rest = steps.slice(last + 1, last + 1 + MAX_ADDED)
       const at = Math.max(...citing) + 1
-      out.splice(at, 0, ...rest.map((s) => ({ text: s.text, cites: [p.n], added: 'procedure' as const })))
+      // A step that ends in a colon comes with the items nested under it.
+      const text = (s: TextUnit) => withNested(s.text, units, units.indexOf(s), source)
+      out.splice(at, 0, ...rest.map((s) => ({ text: text(s), cites: [p.n], added: 'procedure' as const })))
       repairs.push({
         code: 'procedure_completed',
         message: `The answer stopped at step ${last + 1} of ${steps.length} of passage [${p.n}]; the remaining ${rest.length} step${rest.length === 1 ? ' was' : 's were'} copied from it.`,
@@ -84,8 +89,9 @@ export function completeLeadIns(
     if (s.added || !leadsIn(s.text)) continue
     for (const n of s.cites) {
       const p = byN.get(n)
-      const items = p ? listAfterLeadIn(fullText(p), s.text) : null
-      if (!p || !items) continue
+      const found = p ? listAfterLeadIn(fullText(p), s.text) : null
+      if (!p || !found) continue
+      const { items, whole } = found
       // The answer's own sentences after the lead-in that give an item (the model may have begun the
       // list), judged by what sets each item apart: "Number Schema" is not given by "String Schema".
       const own = distinctive(items.map((it) => it.text))
@@ -94,7 +100,7 @@ export function completeLeadIns(
       if (given.every(Boolean)) break
       const lastGiving = out.reduce((at, t, j) => (j > i && items.some((_, k) => gives(t, k)) ? j : at), i)
       const missing = items.filter((_, k) => !given[k]).slice(0, MAX_ADDED)
-      out.splice(lastGiving + 1, 0, ...missing.map((it) => ({ text: it.text, cites: [p.n], added: 'list' as const })))
+      out.splice(lastGiving + 1, 0, ...missing.map((it) => ({ text: whole(it), cites: [p.n], added: 'list' as const })))
       const gave = given.filter(Boolean).length
       repairs.push({
         code: 'list_completed',
@@ -112,10 +118,16 @@ export function completeLeadIns(
 
 /**
  * The top-level items of the list that follows the passage's own lead-in sentence, when the
- * answer's sentence says what that lead-in says (half of its content words); else null.
+ * answer's sentence says what that lead-in says (half of its content words), each with what is
+ * shown when it is copied (`whole`: an item that ends in a colon, with its nested items); else null.
  */
-function listAfterLeadIn(text: string, sentence: string): TextUnit[] | null {
+function listAfterLeadIn(text: string, sentence: string): { items: TextUnit[]; whole: (u: TextUnit) => string } | null {
   const units = splitUnits(text)
+  const found = leadInItems(text, units, sentence)
+  return found && { items: found, whole: (u) => withNested(u.text, units, units.indexOf(u), text) }
+}
+
+function leadInItems(text: string, units: TextUnit[], sentence: string): TextUnit[] | null {
   for (let j = 0; j + 1 < units.length; j++) {
     const lead = units[j]!
     const next = units[j + 1]!
@@ -171,10 +183,10 @@ function distinctive(items: string[]): string[][] {
   })
 }
 
-/** The ordered lists of a text (at least two numbered items each), in order. */
-function orderedLists(text: string): TextUnit[][] {
+/** The ordered lists of a text's units (at least two numbered items each), in order. */
+function orderedLists(units: readonly TextUnit[]): TextUnit[][] {
   const lists = new Map<number, TextUnit[]>()
-  for (const u of splitUnits(text)) {
+  for (const u of units) {
     if (u.list === null || u.ordinal === null) continue
     lists.set(u.list, [...(lists.get(u.list) ?? []), u])
   }

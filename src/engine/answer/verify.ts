@@ -84,8 +84,10 @@ export function parseAnswerReply(parsed: unknown): AnswerReply | null {
 
 /** An answer written as one string: sentences cite their own markers, or the markers of the next sentence that has some, or (none at all) the listed citations. */
 export function splitLegacyAnswer(answer: string, citations: number[]): ReplySentence[] {
+  // A table row is one line however many sentences its cells hold.
   const pieces = answer
-    .split(/(?<=[.!?](?:\s*\[\d+(?:\s*[,;-]\s*\d+)*\])*)\s+(?=[A-Z`"*(])|\n+/)
+    .split(/\n+/)
+    .flatMap((line) => (/^\s*\|/.test(line) ? [line] : line.split(/(?<=[.!?](?:\s*\[\d+(?:\s*[,;-]\s*\d+)*\])*)\s+(?=[A-Z`"*(])/)))
     .map((p) => p.trim())
     .filter(Boolean)
   const anyMarkers = inlineMarkers(answer).length > 0

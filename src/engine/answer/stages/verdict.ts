@@ -7,6 +7,7 @@ import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
 import { addKeySentences } from '../key-sentences'
 import { dropRepeats } from '../repeats'
+import { wholeTables } from '../readable'
 import { authoritativeFor, authoritativeRefusal, citeAuthoritative } from './authoritative'
 import { tightenCitations } from '../tighten'
 import { retarget } from '../off-target'
@@ -118,7 +119,8 @@ async function answer(
   if (authoritative?.refusal) return abstain('not_in_context', authoritative.refusal)
   // After the release rules, which judge what the model's answer rests on: copied sentences do not rescue it.
   const added = await addKeySentences(kept, passages, fullText, standalone, v.repairs, c.release.checkSentences, c.history)
-  const full = dropRepeats(added, v.repairs)
+  // Table rows under their table's header, as the cited passage has them (a header alone goes).
+  const full = wholeTables(dropRepeats(added, v.repairs), byN, fullText, v.repairs)
   // A sentence's citations of passages without the names it states go, where others hold them all.
   const authority = authoritativeFor(c.release)
   tightenCitations(full, byN, (p) => authority?.(p) ?? false, v.repairs)
