@@ -120,6 +120,9 @@ export async function cmdEvalAnswers(values: EvalAnswersFlags): Promise<void> {
   out.push(
     `answers with sentences removed by the support check: ${report.answers_with_removed_sentences}; answers accepted after a citation repair: ${report.repaired_answers}`,
   )
+  out.push(
+    `answers with a line that does not read as written: ${report.answers_with_layout_defects}${layoutList(report)}`,
+  )
   const refusals = Object.entries(report.gate_refusals_by_kind)
     .map(([kind, r]) => `${kind} ${r.refused}/${r.of}`)
     .join(', ')
@@ -236,4 +239,10 @@ export function answerTable(report: AnswerEvalReport): string {
       r.p95_ms,
     ]),
   )
+}
+
+/** Which answers have which layout defect (eval/layout.ts), for the summary line. */
+function layoutList(report: AnswerEvalReport): string {
+  const with_ = report.per_question.filter((p) => p.layout_defects.length > 0)
+  return with_.length ? ` (${with_.map((p) => `${p.id}: ${p.layout_defects.join(', ')}`).join('; ')})` : ''
 }

@@ -97,6 +97,7 @@ describe('evalAnswers', () => {
       route_mistakes: [],
       facts_covered: 0.5,
       answers_with_removed_sentences: 0,
+      answers_with_layout_defects: 0,
       repaired_answers: 1,
       llm_calls: 3,
       fixture_models: false,

@@ -8,6 +8,7 @@ import type { EngineAskOptions } from '../answer/ask'
 import { calibrateGate, type Calibration } from '../answer/gate'
 import { halfOf } from './gate-calibration'
 import { factCovered } from '../answer/facts'
+import { layoutDefects, type LayoutDefect } from './layout'
 import type { ChatModel } from '../core/model-ports'
 import { round } from '../core/numbers'
 import { chunksById } from '../store/passages'
@@ -94,6 +95,8 @@ export interface AnswerEvalQuestion {
   release_verdict: string | null
   /** Sentences the support check removed from the answer. */
   removed_sentences: number
+  /** Lines of the rendered answer a person cannot read as written (eval/layout.ts). */
+  layout_defects: LayoutDefect[]
   /** Prompt tokens of the last model call, and those it evaluated (the rest came from the model's cache). */
   prompt_tokens: number | null
   tokens_in: number | null
@@ -142,6 +145,8 @@ export interface AnswerEvalSummary {
   /** The model's own verdict on its answers (--judge): labelled as such, never a quality figure on its own. */
   faithfulness: number | null
   answers_with_removed_sentences: number
+  /** Answers with a line that does not read as written: a table row alone, a numbered item out of its list, sentences run together, a lead-in to nothing (eval/layout.ts). */
+  answers_with_layout_defects: number
   /** Answers with at least one claim (number or quote) their cited passages do not contain. */
   claim_check_failures: number
   /** Answers accepted after the verifier repaired their citations (filled, dropped, or steps completed). */
@@ -282,6 +287,7 @@ async function rowFor(
     gate_refused: !!gate && !gate.decision.pass,
     release_verdict: trace?.release?.verdict ?? null,
     removed_sentences: result.removed?.length ?? 0,
+    layout_defects: !result.abstained && result.answer ? layoutDefects(result.answer) : [],
     prompt_tokens: attempts.at(-1)?.prompt_tokens ?? null,
     tokens_in: attempts.at(-1)?.tokens_in ?? null,
     first_token_ms: attempts[0]?.first_token_ms ?? null,
@@ -377,6 +383,7 @@ export function summarise(per: AnswerEvalQuestion[]): AnswerEvalSummary {
     gate_refusals_by_kind: gateRefusals,
     faithfulness: judged.length ? ratio(judged.filter((p) => p.faithful).length, judged.length) : null,
     answers_with_removed_sentences: per.filter((p) => !p.abstained && p.removed_sentences > 0).length,
+    answers_with_layout_defects: per.filter((p) => p.layout_defects.length > 0).length,
     claim_check_failures: per.filter((p) => !p.abstained && p.unverified_claims > 0).length,
     repaired_answers: per.filter((p) => p.repairs.length > 0).length,
     route_mistakes: routeMistakesOf(per),
