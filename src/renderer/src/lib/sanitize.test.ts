@@ -23,6 +23,20 @@ describe('sanitize', () => {
     expect(div.textContent).toContain('not [7].')
   })
 
+  it('draws a copied table row under its header as a table, its chip in the last cell, and nested step items as a nested list', () => {
+    // As the engine renders them (answer/markers.ts, answer/readable.ts).
+    const answer =
+      'URL mode keeps credentials away from the client [1].\n' +
+      '| Name | Type | Description |\n| --- | --- | --- |\n| mode | string | The mode of the elicitation. [2] |\n\n' +
+      '3. The body of the POST request MUST be one of the following [1]:\n   - a single request\n   - an array of requests'
+    const div = document.createElement('div')
+    div.innerHTML = renderAnswerHtml(answer, [cite(1), cite(2)])
+    expect(Array.from(div.querySelectorAll('th')).map((th) => th.textContent)).toEqual(['Name', 'Type', 'Description'])
+    expect(div.querySelector('tbody td:last-child button.cite-chip')!.getAttribute('data-cite')).toBe('2')
+    expect(div.querySelector('ol')!.getAttribute('start')).toBe('3')
+    expect(Array.from(div.querySelectorAll('ol > li > ul > li')).map((li) => li.textContent)).toEqual(['a single request', 'an array of requests'])
+  })
+
   it('marks unverified claims where they appear, not inside citation chips or longer numbers', () => {
     const html = renderAnswerHtml(
       'The limit is 45 requests [1], not 145 [12]. Run `docent purge` or "go now" [1].',
