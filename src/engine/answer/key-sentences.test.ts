@@ -243,6 +243,22 @@ describe('a question about what changed', () => {
     ])
   })
 
+  it('does not take a release the question names for its subject: "since 2025-03-26" is when, not what', async () => {
+    // Seen with the model on "Since 2025-03-26, has the guidance on what a stdio server may write to
+    // stderr changed?": 2026-07-28's line on the HTTP+SSE transport, "deprecated since 2025-03-26",
+    // was added to the history.
+    const stderr = [
+      log(1, '2026-07-28', ['Reclassify the HTTP+SSE transport (deprecated since protocol version 2025-03-26) as Deprecated.']),
+      log(2, '2025-11-25', ['Clarify that servers using stdio transport may use stderr for all types of logging.']),
+    ]
+    const kept = [{ text: 'The server MAY write UTF-8 strings to its standard error for logging.', cites: [2] }]
+    const out = await history(kept, stderr, 'Since 2025-03-26, has the guidance on what a stdio server may write to stderr changed?')
+    expect(out.some((s) => s.text.includes('HTTP+SSE'))).toBe(false)
+    expect(out.filter((s) => s.added).map((s) => s.text)).toEqual([
+      '- Clarify that servers using stdio transport may use stderr for all types of logging.',
+    ])
+  })
+
   it('adds a line once when it is both a key sentence and its release’s history line, as a bullet of the history', async () => {
     // Seen with the model on "what happened to ping and logging/setLevel?": the change-log line was
     // copied twice, as the best passage's key sentence and as its release's line.

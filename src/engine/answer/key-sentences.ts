@@ -36,6 +36,16 @@ export const MIN_SCORE = 2
 const SAID = 0.6
 /** A term a chosen sentence holds counts this much toward the next pick. */
 const DISCOUNT = 0.3
+/** A term that names a release (a date or a dotted number). */
+const VERSION_LIKE = /^(?:\d{4}-\d{2}-\d{2}|v?\d+(?:\.\d+)+)$/
+
+/**
+ * The question's terms less the releases it names: "since 2025-03-26" says when, not what, and a
+ * sentence that only mentions that release ("deprecated since 2025-03-26") is not about the question.
+ */
+function aboutWhat(weights: Map<string, number>): Map<string, number> {
+  return new Map([...weights].filter(([t]) => !VERSION_LIKE.test(t)))
+}
 /** For a question about what changed, at most this many releases' change-log lines are added. */
 export const HISTORY_RELEASES = 3
 
@@ -97,7 +107,7 @@ export function keySentences(
   const most = rule.sentences ?? KEY_SENTENCES
   const floor = rule.minScore ?? MIN_SCORE
   const ranked = [...passages].sort((a, b) => a.n - b.n)
-  const weights = questionWeights(question, ranked.map(fullText))
+  const weights = aboutWhat(questionWeights(question, ranked.map(fullText)))
   const exact = exactTerms(question)
   const candidates = unsaid(answer, ranked.slice(0, KEY_PASSAGES), fullText)
   const picks: KeyPick[] = []
@@ -137,7 +147,7 @@ export function historySentences(
   if (logs.length === 0) return []
   const weights = questionWeights(question, passages.map(fullText))
   const exact = exactTerms(question)
-  const subject = new Map([...weights].filter(([t]) => !CHANGE_WORDS.has(t)))
+  const subject = new Map([...aboutWhat(weights)].filter(([t]) => !CHANGE_WORDS.has(t)))
   if (subject.size === 0) return []
   const best = new Map<string, KeyPick>()
   for (const { passage, unit, follows, words } of unsaid(answer, logs, fullText)) {
