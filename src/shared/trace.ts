@@ -280,6 +280,11 @@ export const ReleaseTrace = z.object({
   must_cite_authoritative: z.boolean(),
   cited_authoritative: z.boolean().nullable(),
   /**
+   * Before generation: no passage the model would read was such a source, so the best one of a
+   * deeper search was put first (answer/stages/release-source.ts); absent before this existed.
+   */
+  authoritative_added: z.string().nullable().optional(),
+  /**
    * After generation: sentences removed because a term of theirs is one the release never mentions
    * or mentions only in guides (absent before this check existed).
    */

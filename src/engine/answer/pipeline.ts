@@ -8,6 +8,7 @@ import { scopeInfo, type ResolvedScope } from '../retrieve/scope'
 import { stripGreeting } from './route'
 import { lookUpCache, type CacheSlot } from './stages/cache'
 import { choosePassages, generateAnswer } from './stages/generate'
+import { withReleaseSource } from './stages/release-source'
 import { toCitation, toClosest } from './stages/passages'
 import { retrieveAndGate } from './stages/retrieve'
 import { rewriteFollowUp } from './stages/rewrite'
@@ -147,6 +148,7 @@ async function answerFromPassages(
     return finish(result, 'search-only')
   }
 
+  hits = await withReleaseSource(run, release, scope, standalone, hits) // the release's own source, read first
   const chosen = choosePassages(run, chat, standalone, hits, scope)
   Object.assign(trace, chosen.trace)
   if (chosen.notice) base.notices.push(chosen.notice)

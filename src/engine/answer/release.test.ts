@@ -38,6 +38,9 @@ const FILES: Record<string, string> = {
   'guides/1.0/overview.md':
     '# Overview\n\n## What servers offer\n\nServers offer tools, and tasks for long-running work, which clients poll until they complete.\n',
   'guides/1.0/setup.md': '# Setup\n\n## Install\n\nInstall the server package and start it with the default port 8080.\n',
+  // A guide that says tools/call more often than the 1.0 specification, so keyword search ranks it first.
+  'guides/1.0/scripts.md':
+    '# Scripts\n\n## Calling from a script\n\nA script sends tools/call, then tools/call again, then tools/call once more, logging each tools/call.\n',
   // 2.0 lets the model use tools while sampling; 1.0 has tools and sampling, never together.
   'specification/2.0/sampling-tools.md':
     '# Sampling\n\n## Tools in Sampling\n\nA server may let the model call tools while the client samples.\n\n' +
@@ -232,6 +235,33 @@ describe('release rules on a real engine', () => {
     expect(result).toMatchObject({ abstained: true, reason: 'not_in_context' })
     expect(result.explanation).toContain('does not rest on the 1.0 specification')
     expect(trace.release).toMatchObject({ must_cite_authoritative: true, cited_authoritative: false })
+  })
+
+  it("puts the release's specification first among the passages read when none of them is one, so an answer can rest on it", async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        // Only one passage is read (passages: 1): the 1.0 specification's, not the guide keyword ranks first.
+        const n = /<passage n="(\d+)" section="Tools &gt; Calling Tools" kind="Specification" version="1.0"/.exec(args.user)![1]
+        return reply(`A client calls a tool with tools/call and gets its result as text content [${n}].`, [Number(n)])
+      },
+    ])
+    const search = await engine.search('How do I send tools/call from a script?', {
+      scope: { collections: ['docs'], version: '1.0' },
+      mode: 'keyword',
+      k: 3,
+      rerank: false,
+    })
+    expect(search.results[0]!.path).toBe('guides/1.0/scripts.md')
+    const events: AskEvent[] = []
+    const result = await engine.ask(
+      { question: 'How do I send tools/call from a script?', scope: { collections: ['docs'], version: '1.0' } },
+      { chat, reranker, mode: 'keyword', useCache: false, gate: false, passages: 1, onEvent: (e) => events.push(e) },
+    )
+    expect(result).toMatchObject({ abstained: false })
+    expect(result.citations?.map((c) => c.path)).toEqual(['specification/1.0/tools.md'])
+    const trace = (await engine.answers.trace(result.trace_id))!.data
+    expect(trace.release).toMatchObject({ must_cite_authoritative: true, cited_authoritative: true })
+    expect(trace.release?.authoritative_added).toBe(trace.passages?.[0])
   })
 
   it('replaces an answer that never names the identifier asked about with the specification sentence that does, and shows what it removed', async () => {
