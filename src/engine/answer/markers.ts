@@ -74,7 +74,8 @@ const unended = (text: string) => !text.includes('\n') && !BLOCK_START.test(text
  * HTTPS) [1] The page presents a branded form [1] Users enter …", the model's copy of a passage's
  * list items, or change-log lines. Two or more in a row are shown as a list; one alone, before
  * more prose, gets its full stop, and so does a lead-in ending in a colon that no list, table or
- * code follows. Only the layout and punctuation change, never the words.
+ * code follows. A numbered item alone, out of its list, is a bullet. Only the layout and
+ * punctuation change, never the words.
  */
 function unrun(texts: readonly string[]): string[] {
   const out = [...texts]
@@ -89,6 +90,13 @@ function unrun(texts: readonly string[]): string[] {
     else if (j < texts.length && !BLOCK_START.test(texts[j]!)) out[i] = `${texts[i]!.trimEnd()}.`
     i = j
   }
+  // A numbered item alone ("5. Clients that no longer need…" after prose): out of its list, its number
+  // means nothing. A run in sequence ("3." then "4.", a procedure's remaining steps) keeps its numbers.
+  const number = (t: string | undefined) => (t === undefined ? NaN : Number(/^(\d{1,3})[.)]\s/.exec(t)?.[1]))
+  out.forEach((t, i) => {
+    const n = number(t)
+    if (n > 1 && number(out[i - 1]) !== n - 1 && number(out[i + 1]) !== n + 1) out[i] = t.replace(/^\d{1,3}[.)]\s+/, '- ')
+  })
   // A lead-in ("… is required:") that nothing follows, or only more prose: it introduces nothing.
   out.forEach((t, i) => {
     const next = out[i + 1]

@@ -214,4 +214,21 @@ describe('sentences that end without a full stop', () => {
       ]),
     ).toBe('The codes are [1]:\n- -32602 [1]')
   })
+
+  it('a numbered item alone after prose is a bullet; a run of items in sequence keeps its numbers', () => {
+    // q31's answer, held-out, with the real model: the passage's fifth item, copied by the model with its number.
+    expect(
+      renderAnswer([
+        { text: 'The server MAY terminate the session at any time.', citations: [1] },
+        { text: '5. Clients that no longer need a session SHOULD send an HTTP DELETE.', citations: [1] },
+      ]),
+    ).toBe('The server MAY terminate the session at any time [1].\n- Clients that no longer need a session SHOULD send an HTTP DELETE [1].')
+    expect(
+      renderAnswer([
+        { text: 'The client MUST use HTTP POST.', citations: [1] },
+        { text: '3. The body is one message.', citations: [1] },
+        { text: '4. The server answers.', citations: [1] },
+      ]),
+    ).toBe('The client MUST use HTTP POST [1].\n3. The body is one message [1].\n4. The server answers [1].')
+  })
 })
