@@ -87,7 +87,9 @@ function unrun(texts: readonly string[]): string[] {
     let j = i
     while (j < texts.length && unended(texts[j]!)) j++
     if (j - i >= 2) for (let k = i; k < j; k++) out[k] = `- ${texts[k]!.trim()}`
-    else if (j < texts.length && !BLOCK_START.test(texts[j]!)) out[i] = `${texts[i]!.trimEnd()}.`
+    // Not after an opening bracket or a comma ("… request LLM sampling ("): the model broke the sentence there.
+    else if (j < texts.length && !BLOCK_START.test(texts[j]!) && /[\p{L}\p{N})\]"'’”`*_]$/u.test(texts[i]!.trimEnd()))
+      out[i] = `${texts[i]!.trimEnd()}.`
     i = j
   }
   // A numbered item alone ("5. Clients that no longer need…" after prose): out of its list, its number

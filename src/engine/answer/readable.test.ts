@@ -192,6 +192,13 @@ describe('sentences that end without a full stop', () => {
       ]),
     ).toBe('Log files are written to ~/Library/Logs/Claude [1]. Each server has its own file [2].')
     expect(renderAnswer([{ text: 'The answer is 42', citations: [1] }])).toBe('The answer is 42 [1]')
+    // A sentence the model broke inside a parenthesis gets no full stop after its bracket.
+    expect(
+      renderAnswer([
+        { text: 'Servers request LLM sampling (', citations: [1] },
+        { text: 'The client keeps control.', citations: [1] },
+      ]),
+    ).toBe('Servers request LLM sampling ( [1] The client keeps control [1].')
     expect(
       renderAnswer([
         { text: 'Two kinds', citations: [1] },
