@@ -1,8 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
-import { tempDir } from '../../test-support/paths'
+import { engineOverFiles } from '../../test-support/engine-over-files'
 import type { GenerateArgs } from '../core/model-ports'
 import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
 
@@ -41,22 +39,13 @@ for (const v of ['1.0', '2.0'])
 
 describe('a feature word common in the collection and rare in the scoped release', () => {
   let engine: Engine
-  const cleanups: (() => Promise<void>)[] = []
+  let cleanup: () => Promise<void>
 
   beforeAll(async () => {
-    const c = await tempDir()
-    const d = await tempDir()
-    cleanups.push(c.cleanup, d.cleanup)
-    for (const [rel, text] of Object.entries(FILES)) {
-      await mkdir(path.dirname(path.join(c.dir, rel)), { recursive: true })
-      await writeFile(path.join(c.dir, rel), text)
-    }
-    engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
-    expect((await engine.importFolder(c.dir, { collection: 'docs' })).failed).toEqual([])
+    ;({ engine, cleanup } = await engineOverFiles(FILES, 'docs'))
   })
   afterAll(async () => {
-    await engine?.close()
-    for (const c of cleanups) await c()
+    await cleanup?.()
   })
 
   it('must be answered from the release specification: an answer from the guide alone is refused', async () => {
