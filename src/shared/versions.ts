@@ -43,6 +43,18 @@ export function isVersionSegment(segment: string): boolean {
   )
 }
 
+/** A term that names a release in a question's words: a date or a dotted number ("2025-03-26", "v3.1"). */
+const RELEASE_TERM = /^(?:\d{4}-\d{2}-\d{2}|v?\d+(?:\.\d+)+)$/
+
+/**
+ * Whether a question's term names a release. Such a term says when, not what: a sentence that only
+ * mentions the release ("deprecated since 2025-03-26") is not about the question, and an answer need
+ * not hold it as it must hold an identifier.
+ */
+export function namesRelease(term: string): boolean {
+  return RELEASE_TERM.test(term)
+}
+
 /** A numbered release that is a version folder by itself: 1.2, v1.2.3, 10.x, 3.0.x (not a date, not a word). */
 export function isNumberedVersion(segment: string): boolean {
   return SEMVER.test(segment) || RELEASE_LINE.test(segment)

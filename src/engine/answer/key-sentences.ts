@@ -1,4 +1,4 @@
-import { compareVersions } from '../../shared/versions'
+import { compareVersions, namesRelease } from '../../shared/versions'
 import type { VerificationRepair } from '../../shared/trace'
 import { CHANGE_WORDS, isChangeLog } from '../retrieve/fuse'
 import type { KeptSentence } from './procedure'
@@ -36,15 +36,13 @@ export const MIN_SCORE = 2
 const SAID = 0.6
 /** A term a chosen sentence holds counts this much toward the next pick. */
 const DISCOUNT = 0.3
-/** A term that names a release (a date or a dotted number). */
-const VERSION_LIKE = /^(?:\d{4}-\d{2}-\d{2}|v?\d+(?:\.\d+)+)$/
 
 /**
  * The question's terms less the releases it names: "since 2025-03-26" says when, not what, and a
  * sentence that only mentions that release ("deprecated since 2025-03-26") is not about the question.
  */
 function aboutWhat(weights: Map<string, number>): Map<string, number> {
-  return new Map([...weights].filter(([t]) => !VERSION_LIKE.test(t)))
+  return new Map([...weights].filter(([t]) => !namesRelease(t)))
 }
 /** For a question about what changed, at most this many releases' change-log lines are added. */
 export const HISTORY_RELEASES = 3

@@ -33,7 +33,8 @@ export function appendMarkers(answer: string, citations: number[]): string {
   return `${text} ${marks}`
 }
 
-const BLOCK_START = /^(?:[-*+]|\d{1,3}[.)])\s|^```|^\|/
+/** The start of a block a line can open: a list item, a code fence, a table row. */
+export const BLOCK_START = /^(?:[-*+]|\d{1,3}[.)])\s|^```|^\|/
 
 /** The release label after a list item's marker ("- 2025-03-26: …"), so the item stays an item. */
 function labelled(text: string, version: string): string {

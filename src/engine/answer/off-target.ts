@@ -1,4 +1,5 @@
 import type { RemovedSentence } from '../../shared/answer'
+import { namesRelease } from '../../shared/versions'
 import type { VerificationRepair } from '../../shared/trace'
 import { extractExactTerms } from '../core/exact-terms'
 import type { KeptSentence } from './procedure'
@@ -19,11 +20,9 @@ import { bestUnit, wantedOf } from './substance'
  * as it was. Versions named in the question are scope, not subject, and do not count.
  */
 
-const VERSION_LIKE = /^(?:\d{4}-\d{2}-\d{2}|v?\d+(?:\.\d+)+)$/
-
 /** The exact identifiers a question names, versions aside. */
 export function askedIdentifiers(question: string): string[] {
-  return extractExactTerms(question).filter((t) => !VERSION_LIKE.test(t))
+  return extractExactTerms(question).filter((t) => !namesRelease(t))
 }
 
 function mentions(text: string, ids: Set<string>): boolean {

@@ -28,7 +28,8 @@ import { LIST_MARKER, splitUnits, type TextUnit } from './sentences'
 export const MAX_NESTED = 6
 
 const ROW = /^\s*\|.*\|\s*$/
-const SEPARATOR = /^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/
+/** A Markdown table's separator row (`| --- | :-: |`). */
+export const SEPARATOR = /^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/
 
 const isRow = (text: string) => ROW.test(text) && !text.includes('\n')
 const cells = (row: string) =>

@@ -11,13 +11,15 @@
  * - `lead_in_to_nothing`: a line ending in a colon that no list, table or code follows, or a
  *   colon after markers that goes on with more prose ("is required [1]: Changes since…").
  */
+import { BLOCK_START } from '../answer/markers'
+import { SEPARATOR } from '../answer/readable'
+import { LIST_MARKER } from '../answer/sentences'
+
 export type LayoutDefect = 'table_row_alone' | 'numbered_out_of_list' | 'run_together' | 'lead_in_to_nothing'
 
 const MARKERS = String.raw`(?:\s*\[\d+\])+`
 const ROW = /^\s*\|.*\|\s*(?:\[\d+\]\s*)*$/
-const SEPARATOR = /^\s*\|?\s*:?-{3,}/
 const NUMBERED = /^\s*(\d{1,3})[.)]\s/
-const BLOCK = /^\s*(?:[-*+]|\d{1,3}[.)])\s|^\s*```|^\s*\|/
 const RUN_TOGETHER = new RegExp(String.raw`[^\s.!?:;]${MARKERS}\s+[A-Z0-9]`)
 const COLON_THEN_PROSE = new RegExp(String.raw`${MARKERS}:\s+[A-Z]`)
 
@@ -58,9 +60,8 @@ export function layoutDefects(answer: string): LayoutDefect[] {
       const next = lines.slice(i + 1).find((l) => l.trim())
       const indent = (l: string) => /^\s*/.exec(l)![0].length
       // An item that introduces items needs them nested under it: the next item at its own level is not one of them.
-      const item = /^\s*(?:[-*+]|\d{1,3}[.)])\s/
-      const sibling = next !== undefined && item.test(line) && item.test(next) && indent(next) <= indent(line)
-      if (next === undefined || !BLOCK.test(next) || sibling) found.add('lead_in_to_nothing')
+      const sibling = next !== undefined && LIST_MARKER.test(line) && LIST_MARKER.test(next) && indent(next) <= indent(line)
+      if (next === undefined || !BLOCK_START.test(next.trimStart()) || sibling) found.add('lead_in_to_nothing')
     }
   }
   return [...found]
