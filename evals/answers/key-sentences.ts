@@ -42,15 +42,19 @@ const { values } = parseArgs({
 const recorded = new Map<string, Recorded>(
   (JSON.parse(await readFile(values.report!, 'utf8')).per_question as Recorded[]).map((r) => [r.id, r]),
 )
-const VARIANTS = [
+const VARIANTS: { passages: number; sentences: number; min: number; share?: number }[] = [
   { passages: KEY_PASSAGES, sentences: KEY_SENTENCES, min: MIN_SCORE },
   { passages: 1, sentences: KEY_SENTENCES, min: MIN_SCORE },
   { passages: 6, sentences: KEY_SENTENCES, min: MIN_SCORE },
   { passages: KEY_PASSAGES, sentences: 1, min: MIN_SCORE },
   { passages: KEY_PASSAGES, sentences: 3, min: MIN_SCORE },
   { passages: KEY_PASSAGES, sentences: KEY_SENTENCES, min: 3 },
+  { passages: KEY_PASSAGES, sentences: KEY_SENTENCES, min: MIN_SCORE, share: 0.2 },
+  { passages: KEY_PASSAGES, sentences: KEY_SENTENCES, min: MIN_SCORE, share: 0.3 },
+  { passages: 3, sentences: 3, min: MIN_SCORE, share: 0.2 },
+  { passages: 3, sentences: 4, min: MIN_SCORE, share: 0.3 },
 ]
-const totals = VARIANTS.map(() => ({ facts: 0, words: 0, gold: 0 }))
+const totals = VARIANTS.map(() => ({ facts: 0, words: 0, gold: 0, picks: 0, offGold: 0 }))
 let facts = 0
 let alone = 0
 let answered = 0
@@ -80,12 +84,14 @@ try {
     VARIANTS.forEach((v, i) => {
       const picks = keySentences(
         [stripMarkers(r.answer!)],
-        passages.slice(0, v.passages),
+        passages,
         (p) => text.get(p.chunk_id)!,
         q.question,
         {
           sentences: v.sentences,
           minScore: v.min,
+          passages: v.passages,
+          minShare: v.share ?? 0,
         },
       )
       const added = picks.map((p) => p.unit.text)
@@ -93,6 +99,8 @@ try {
       t.facts += q.facts.filter((f) => factCovered(f, [r.answer!, ...added].join(' '))).length
       t.words += added.join(' ').split(/\s+/).filter(Boolean).length
       t.gold += r.section_correct || picks.some((p) => gold(p.passage.n)) ? 1 : 0
+      t.picks += picks.length
+      t.offGold += picks.filter((p) => !gold(p.passage.n)).length
     })
   }
 } finally {
@@ -106,6 +114,6 @@ VARIANTS.forEach((v, i) => {
   const t = totals[i]!
   const engineRule = i === 0 ? ' (the engine)' : ''
   process.stdout.write(
-    `  + key sentences, ${v.passages} passages, ${v.sentences} sentences, score >= ${v.min}${engineRule}: facts ${pct(t.facts, facts)}, gold cited ${pct(t.gold, answered)}, ${(t.words / Math.max(1, answered)).toFixed(1)} words added per answer\n`,
+    `  + key sentences, ${v.passages} passages, ${v.sentences} sentences, score >= ${v.min}${v.share ? ` and ${v.share} of the question` : ''}${engineRule}: facts ${pct(t.facts, facts)}, gold cited ${pct(t.gold, answered)}, ${(t.words / Math.max(1, answered)).toFixed(1)} words added per answer, ${t.offGold} of ${t.picks} added sentences from passages not gold\n`,
   )
 })

@@ -100,16 +100,17 @@ export function keySentences(
   fullText: (p: PromptPassage) => string,
   question: string,
   /** The rule's numbers, for measuring variants of it (evals/answers/key-sentences.ts). */
-  rule: { sentences?: number; minScore?: number } = {},
+  rule: { sentences?: number; minScore?: number; passages?: number; minShare?: number } = {},
 ): KeyPick[] {
   const most = rule.sentences ?? KEY_SENTENCES
-  const floor = rule.minScore ?? MIN_SCORE
   const ranked = [...passages].sort((a, b) => a.n - b.n)
   const weights = aboutWhat(questionWeights(question, ranked.map(fullText)))
   const exact = exactTerms(question)
-  const candidates = unsaid(answer, ranked.slice(0, KEY_PASSAGES), fullText)
+  const candidates = unsaid(answer, ranked.slice(0, rule.passages ?? KEY_PASSAGES), fullText)
   const picks: KeyPick[] = []
   const left = new Map(weights)
+  const total = [...weights.values()].reduce((a, b) => a + b, 0)
+  const floor = Math.max(rule.minScore ?? MIN_SCORE, (rule.minShare ?? 0) * total)
   while (picks.length < most) {
     let best: Candidate | null = null
     let bestScore = 0
