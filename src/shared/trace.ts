@@ -183,6 +183,8 @@ export const RepairCode = z.enum([
   'citations_tightened',
   /** Table rows were shown under their table's header from the cited passage, or a header row given alone was left out (answer/readable.ts). */
   'table_shown_whole',
+  /** The answer is the scoped release's own sentence saying that what was asked about is not part of it (answer/release-absent.ts). */
+  'absence_quoted',
 ])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })
@@ -284,6 +286,12 @@ export const ReleaseTrace = z.object({
    * deeper search was put first (answer/stages/release-source.ts); absent before this existed.
    */
   authoritative_added: z.string().nullable().optional(),
+  /**
+   * After generation: the question would have ended without an answer, and a passage of the scoped
+   * release says outright that what was asked about is not part of it; its chunk, whose sentence is
+   * the answer (answer/release-absent.ts). Absent before this existed.
+   */
+  absence_quoted: z.string().nullable().optional(),
   /**
    * After generation: sentences removed because a term of theirs is one the release never mentions
    * or mentions only in guides (absent before this check existed).

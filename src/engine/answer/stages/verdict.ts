@@ -17,6 +17,7 @@ import { contentWords } from '../sentences'
 import type { Attempt, ModelFailure } from './generate'
 import { toCitation, toClosest } from './passages'
 import { removeReleaseMisses } from './release-removals'
+import { absenceSentences } from '../release-absent'
 import type { AskSections } from './run'
 import type { Verification } from '../verify'
 
@@ -26,7 +27,7 @@ export interface Verdict {
   outcome: AskOutcome
   trace: Pick<AskSections, 'claims' | 'verification'>
   /** What the release rules after the model found, for the release section of the trace. */
-  release: Partial<Pick<ReleaseTrace, 'cited_authoritative' | 'removed_sentences'>>
+  release: Partial<Pick<ReleaseTrace, 'cited_authoritative' | 'removed_sentences' | 'absence_quoted'>>
 }
 
 /** What the verdict weighs: the model's reply and the passages it read, the release rules, and the result so far. */
@@ -82,7 +83,10 @@ export async function conclude(c: Concluding): Promise<Verdict> {
     }
     return { result, outcome: reason, trace: { claims: v.claims, verification }, release }
   }
-  if (v.ok && v.reply && !v.reply.answerable) return abstain('not_in_context', null)
+  // Before "the documents don't say": does the scoped release say outright that it lacks what was asked?
+  const notInRelease = (explanation: string | null): Verdict =>
+    fromAbsence(c, v, hitOf, release) ?? abstain('not_in_context', explanation)
+  if (v.ok && v.reply && !v.reply.answerable) return notInRelease(null)
   if (!v.ok || !v.reply)
     return abstain(
       'unverifiable_citations',
@@ -91,8 +95,8 @@ export async function conclude(c: Concluding): Promise<Verdict> {
   // Sentences about a feature the scoped release lacks, whatever they cite, are not shown.
   const missing = await removeReleaseMisses(v, c.release)
   if (missing) release.removed_sentences = missing.removed_sentences
-  if (missing && v.kept.length === 0) return abstain('not_in_context', missing.explanation)
-  return answer(c, v as Verification & { reply: NonNullable<Verification['reply']> }, hitOf, release, abstain)
+  if (missing && v.kept.length === 0) return notInRelease(missing.explanation)
+  return answer(c, v as Verification & { reply: NonNullable<Verification['reply']> }, hitOf, release, abstain, notInRelease)
 }
 
 /** The sentences that passed, completed from their sources and numbered: the answer, unless what is left no longer stands. */
@@ -102,6 +106,7 @@ async function answer(
   hitOf: (p: PromptPassage) => SearchHit,
   release: Verdict['release'],
   abstain: (reason: 'not_in_context' | 'unverifiable_citations', explanation: string | null) => Verdict,
+  notInRelease: (explanation: string | null) => Verdict,
 ): Promise<Verdict> {
   const { passages, standalone, base } = c
   const fullText = (p: PromptPassage) => hitOf(p).text
@@ -116,7 +121,7 @@ async function answer(
   await citeAuthoritative(kept, passages, c.release, standalone, v.repairs)
   const authoritative = authoritativeRefusal(kept, byN, c.release)
   if (authoritative) release.cited_authoritative = authoritative.cited
-  if (authoritative?.refusal) return abstain('not_in_context', authoritative.refusal)
+  if (authoritative?.refusal) return notInRelease(authoritative.refusal)
   // After the release rules, which judge what the model's answer rests on: copied sentences do not rescue it.
   const added = await addKeySentences(kept, passages, fullText, standalone, v.repairs, c.release.checkSentences, c.history)
   // Table rows under their table's header, as the cited passage has them (a header alone goes).
@@ -140,6 +145,49 @@ async function answer(
     sentences,
     removed: v.removed,
     unanswered_parts: v.reply.unanswered_parts,
+    warnings: removedNote ? [removedNote] : [],
+    unverified_claims: [],
+    mode: 'answer',
+  }
+  return { result, outcome: 'answer', trace: { claims: v.claims, verification: { result: 'ok', warnings: v.warnings } }, release }
+}
+
+/**
+ * The answer when the question would end without one and the scoped release says outright that it
+ * lacks what was asked (answer/release-absent.ts): that sentence, in the release's own words and
+ * citing its passage, with a notice saying where it comes from. Null when no passage says so.
+ */
+function fromAbsence(
+  c: Concluding,
+  v: Verification,
+  hitOf: (p: PromptPassage) => SearchHit,
+  release: Verdict['release'],
+): Verdict | null {
+  const pick = absenceSentences(c.passages, (p) => hitOf(p).text, c.release)
+  if (!pick) return null
+  const rule = c.release.trace
+  const kept: KeptSentence[] = pick.units.map((u) => ({ text: u.text, cites: [pick.passage.n], added: 'quote' as const }))
+  const byN = new Map(c.passages.map((p) => [p.n, p]))
+  const { sentences, citations } = numberByFirstUse(kept, byN, hitOf)
+  const label = rule.releases!.join(' and ')
+  const source = rule.has_authoritative ? `${label} ${rule.authoritative_kinds[0]!.toLowerCase()}` : `${label} documents`
+  v.repairs.push({
+    code: 'absence_quoted',
+    message: `The model gave no answer that stands; passage [${pick.passage.n}] of the ${source} says that ${pick.term} is not part of it, and is the answer.`,
+  })
+  release.absence_quoted = pick.passage.chunk_id
+  if (rule.must_cite_authoritative) release.cited_authoritative = true
+  const removedNote = removalNotice(v.removed, rule.releases)
+  const result: AskResult = {
+    ...c.base,
+    notices: [...c.base.notices, `Quoted from the ${source}: it says that what was asked about (${pick.term}) is not part of that release.`],
+    answer: renderAnswer(sentences),
+    abstained: false,
+    reason: null,
+    citations,
+    sentences,
+    removed: v.removed,
+    unanswered_parts: v.reply?.unanswered_parts ?? [],
     warnings: removedNote ? [removedNote] : [],
     unverified_claims: [],
     mode: 'answer',
