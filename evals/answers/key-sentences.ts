@@ -82,18 +82,12 @@ try {
     facts += q.facts.length
     alone += q.facts.filter((f) => factCovered(f, r.answer!)).length
     VARIANTS.forEach((v, i) => {
-      const picks = keySentences(
-        [stripMarkers(r.answer!)],
-        passages,
-        (p) => text.get(p.chunk_id)!,
-        q.question,
-        {
-          sentences: v.sentences,
-          minScore: v.min,
-          passages: v.passages,
-          minShare: v.share ?? 0,
-        },
-      )
+      const picks = keySentences([stripMarkers(r.answer!)], passages, (p) => text.get(p.chunk_id)!, q.question, {
+        sentences: v.sentences,
+        minScore: v.min,
+        passages: v.passages,
+        minShare: v.share ?? 0,
+      })
       const added = picks.map((p) => p.unit.text)
       const t = totals[i]!
       t.facts += q.facts.filter((f) => factCovered(f, [r.answer!, ...added].join(' '))).length

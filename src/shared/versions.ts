@@ -29,8 +29,7 @@ const NUMBERED_PRERELEASE = /^v?\d+(?:\.\d+)*(?:[-.+]?)(?:alpha|beta|rc|pre|prev
  * A numbered pre-release that is a version folder by itself (`2.0.0-beta.21/`, `v3.0.0-rc.1/`,
  * `1.0rc1/`, `4.4-preview/`): at least major.minor, then the pre-release word and its number.
  */
-const PRERELEASE_SEGMENT =
-  /^v?\d+(?:\.\d+){1,3}[-.+]?(?:alpha|beta|rc|pre|preview|dev|snapshot|prerelease)(?:[-.]?\d+)?$/i
+const PRERELEASE_SEGMENT = /^v?\d+(?:\.\d+){1,3}[-.+]?(?:alpha|beta|rc|pre|preview|dev|snapshot|prerelease)(?:[-.]?\d+)?$/i
 
 export function isVersionSegment(segment: string): boolean {
   return (

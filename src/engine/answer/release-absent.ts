@@ -53,7 +53,8 @@ export function absenceSentences(
     .map((t) => ({ term: t, raw: t.toLowerCase(), stems: contentWords(t) }))
     .filter((t) => t.raw.length > 1)
   if (terms.length === 0) return null
-  const own = (p: PromptPassage) => !!p.version && releases.includes(p.version) && (!rule.has_authoritative || (!!p.kind && kinds.has(p.kind)))
+  const own = (p: PromptPassage) =>
+    !!p.version && releases.includes(p.version) && (!rule.has_authoritative || (!!p.kind && kinds.has(p.kind)))
   const named = (text: string) => {
     const lower = text.toLowerCase()
     const words = new Set(contentWords(text))
@@ -69,7 +70,9 @@ export function absenceSentences(
       const before = unit.text.slice(0, m.index)
       const term = named(before)
       if (!term || CONDITION.test(before)) continue
-      const next = units.slice(i + 1, i + 1 + FOLLOW_WINDOW).find((u) => (u.kind === 'prose' || u.kind === 'list') && named(u.text))
+      const next = units
+        .slice(i + 1, i + 1 + FOLLOW_WINDOW)
+        .find((u) => (u.kind === 'prose' || u.kind === 'list') && named(u.text))
       return { passage: p, units: next ? [unit, next] : [unit], term: term.term }
     }
   }

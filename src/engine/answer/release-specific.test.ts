@@ -118,7 +118,9 @@ describe('a release whose specification says it lacks the feature asked about', 
     expect(result.citations).toHaveLength(1)
     expect(result.citations[0]).toMatchObject({ path: expect.stringContaining('specification/1.0/overview.md'), version: '1.0' })
     expect(result.sentences!.every((s) => s.added === 'quote' && s.citations.join() === '1')).toBe(true)
-    expect(result.notices.join(' ')).toContain('Quoted from the 1.0 specification: it says that what was asked about (grants) is not part of that release')
+    expect(result.notices.join(' ')).toContain(
+      'Quoted from the 1.0 specification: it says that what was asked about (grants) is not part of that release',
+    )
     expect(trace.attempts!.at(-1)!.verification.repairs.map((r) => r.code)).toContain('absence_quoted')
   })
 
@@ -160,7 +162,9 @@ describe('sentences that do not say a release lacks the feature', () => {
     absenceSentences([passage(text, over)], (p) => p.text, release(terms))
 
   it('finds the sentence that says so outright', () => {
-    expect(pick('Grants are no longer supported in this release.')?.units[0]!.text).toBe('Grants are no longer supported in this release.')
+    expect(pick('Grants are no longer supported in this release.')?.units[0]!.text).toBe(
+      'Grants are no longer supported in this release.',
+    )
   })
   it('passes over a condition, a rule, a term it does not name first, and a term the rules do not require', () => {
     expect(pick('If the server does not support grants, grants are not supported by the client either.')).toBeNull()

@@ -180,7 +180,10 @@ function fromAbsence(
   const removedNote = removalNotice(v.removed, rule.releases)
   const result: AskResult = {
     ...c.base,
-    notices: [...c.base.notices, `Quoted from the ${source}: it says that what was asked about (${pick.term}) is not part of that release.`],
+    notices: [
+      ...c.base.notices,
+      `Quoted from the ${source}: it says that what was asked about (${pick.term}) is not part of that release.`,
+    ],
     answer: renderAnswer(sentences),
     abstained: false,
     reason: null,
