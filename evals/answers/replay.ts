@@ -47,7 +47,7 @@ interface Recorded {
 const set = path.basename(path.dirname(path.resolve(values.questions)))
 const half = values.half?.replace('-', '_')
 const questions = (await loadQuestions(values.questions)).filter(
-  (q) => !q.history?.length && (!half || halfOf(set, q.id) === half),
+  (q) => q.history.length === 0 && (!half || halfOf(set, q.id) === half),
 )
 
 // The replies of the recorded run, per question.
@@ -126,9 +126,9 @@ try {
   }
   const out = {
     replay_of: path.resolve(values.traces),
-    note: 'The model was not run: each question got the replies its latest trace in --traces recorded.',
+    replay_note: 'The model was not run: each question got the replies its latest trace in --traces recorded.',
     left_out: {
-      follow_ups: (await loadQuestions(values.questions)).filter((q) => q.history?.length).map((q) => q.id),
+      follow_ups: (await loadQuestions(values.questions)).filter((q) => q.history.length > 0).map((q) => q.id),
       not_recorded: missing,
     },
     replies_ran_out: chat.exhausted,

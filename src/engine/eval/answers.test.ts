@@ -49,6 +49,7 @@ describe('evalAnswers', () => {
       gold,
       facts,
       kind,
+      history: [],
     })
     const questions = [
       q(
@@ -113,5 +114,35 @@ describe('evalAnswers', () => {
     expect(report.halves.fit.questions + report.halves.held_out.questions).toBe(4)
     expect(report.models.llm).toBe('scripted-chat')
     expect(report.gate_calibration).not.toBeNull()
+  })
+
+  it('asks a follow-up in the thread of the questions before it', async () => {
+    const followUp: EvalQuestion = {
+      id: 'f1',
+      question: 'and how do I stop it?',
+      version: '1.0',
+      answerable: true,
+      gold: [{ path: 'specification/1.0/cancel.md', heading: 'Flow' }],
+      facts: [],
+      kind: 'paraphrase',
+      history: [{ question: 'How do I cancel a request?' }],
+    }
+    const seen: string[] = []
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => (seen.push(args.user), reply('', [], { answerable: false })),
+      // The model's rewrite of the follow-up, then its answer.
+      { standalone_question: 'How do I stop a request I cancelled?' },
+      (args: GenerateArgs) => (seen.push(args.user), reply('', [], { answerable: false })),
+    ])
+    const report = await evalAnswers(engine, [followUp], {
+      collection: 'docs',
+      chat,
+      askOptions: { reranker: new OverlapReranker(), mode: 'keyword', gate: false },
+    })
+    const trace = (await engine.answers.trace(report.per_question[0]!.trace_id))!.data
+    // The earlier question was asked first, and the follow-up was rewritten from it.
+    expect(seen[0]).toContain('How do I cancel a request?')
+    expect(trace.rewrite).toMatchObject({ history: ['How do I cancel a request?'], used: 'model' })
+    expect(chat.calls).toHaveLength(3)
   })
 })

@@ -224,22 +224,24 @@ async function askOne(
   config: AnswerEvalConfig,
   opts: AnswerEvalOptions,
 ): Promise<{ result: AskResult; trace: AskTrace | undefined; ms: number }> {
+  const askOptions = {
+    mode: config.mode,
+    rerank: config.rerank,
+    gate: config.gate,
+    correctiveRetry: config.correctiveRetry,
+    queryRewriteRetry: !!config.queryRewriteRetry,
+    useCache: false,
+    chat: opts.chat,
+    ...opts.askOptions,
+  }
+  // A null version is a question whose asker chose none: the version it names (if any) is
+  // inferred, as the app and the retrieval eval ask ('auto'); 'all' would skip the release rules.
+  const scope = { collections: [opts.collection], version: q.version ?? 'auto' }
+  // A follow-up is asked in the thread of the questions before it, as a person asks it.
+  let threadId: string | undefined
+  for (const turn of q.history) threadId = (await engine.ask({ question: turn.question, scope, threadId }, askOptions)).thread_id
   const t0 = performance.now()
-  const result: AskResult = await engine.ask(
-    // A null version is a question whose asker chose none: the version it names (if any) is
-    // inferred, as the app and the retrieval eval ask ('auto'); 'all' would skip the release rules.
-    { question: q.question, scope: { collections: [opts.collection], version: q.version ?? 'auto' } },
-    {
-      mode: config.mode,
-      rerank: config.rerank,
-      gate: config.gate,
-      correctiveRetry: config.correctiveRetry,
-      queryRewriteRetry: !!config.queryRewriteRetry,
-      useCache: false,
-      chat: opts.chat,
-      ...opts.askOptions,
-    },
-  )
+  const result: AskResult = await engine.ask({ question: q.question, scope, threadId }, askOptions)
   const ms = performance.now() - t0
   const trace = (await engine.answers.trace(result.trace_id))?.data
   return { result, trace, ms }

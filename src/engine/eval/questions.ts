@@ -29,6 +29,11 @@ export const EvalQuestion = z.object({
   gold: z.array(GoldRef),
   facts: z.array(z.string()).default([]),
   kind: QuestionKind,
+  /**
+   * The conversation before a follow-up ("ok, and what happens to it in the newer releases?"): the
+   * questions the person asked first, oldest first. The evals ask them in the same thread first.
+   */
+  history: z.array(z.object({ question: z.string().min(1) })).default([]),
 })
 export type EvalQuestion = z.infer<typeof EvalQuestion>
 
