@@ -185,6 +185,8 @@ export const RepairCode = z.enum([
   'table_shown_whole',
   /** The answer is the scoped release's own sentence saying that what was asked about is not part of it (answer/release-absent.ts). */
   'absence_quoted',
+  /** A sentence the reply's JSON cut short at a quotation mark was completed to the passage sentence it copies (answer/mend.ts). */
+  'sentence_mended',
 ])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })

@@ -4,6 +4,7 @@ import { answerTerms, containsQuote, haystack, inlineMarkers, MARKER, stripMarke
 import type { AnswerReply, PromptPassage, ReplySentence } from './prompt'
 import { contentWords } from './sentences'
 import { checkSentence, type Similarity, type SupportResult } from './support'
+import { mendCutSentences } from './mend'
 
 export { appendMarkers } from './markers'
 
@@ -87,7 +88,9 @@ export function splitLegacyAnswer(answer: string, citations: number[]): ReplySen
   // A table row is one line however many sentences its cells hold.
   const pieces = answer
     .split(/\n+/)
-    .flatMap((line) => (/^\s*\|/.test(line) ? [line] : line.split(/(?<=[.!?](?:\s*\[\d+(?:\s*[,;-]\s*\d+)*\])*)\s+(?=[A-Z`"*(])/)))
+    .flatMap((line) =>
+      /^\s*\|/.test(line) ? [line] : line.split(/(?<=[.!?](?:\s*\[\d+(?:\s*[,;-]\s*\d+)*\])*)\s+(?=[A-Z`"*(])/),
+    )
     .map((p) => p.trim())
     .filter(Boolean)
   const anyMarkers = inlineMarkers(answer).length > 0
@@ -157,6 +160,8 @@ export async function verifyReply(parsed: unknown, passages: PromptPassage[], op
   if (!reply.answerable) return { ...v, ok: true }
   const question = opts.question ?? ''
   if (question && subjectMissing(reply, passages, question, v)) return { ...v, ok: true, reply: v.reply }
+  // Sentences the JSON cut at a quotation mark are put back together from the passage they copy.
+  reply.sentences = mendCutSentences(reply.sentences, passages, v.repairs)
   if (reply.sentences.length === 0) {
     v.problems.push({ code: 'empty_answer', message: '"answerable" is true but there are no sentences.' })
     return v
