@@ -13,7 +13,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { Engine } from '../../src/engine/engine'
 import { halfOf } from '../../src/engine/eval/gate-calibration'
-import { isHit, loadQuestions } from '../../src/engine/eval/questions'
+import { isHit, loadQuestions, searchQuestion } from '../../src/engine/eval/questions'
 import { extractExactTerms } from '../../src/engine/core/exact-terms'
 import {
   HYBRID_FUSION,
@@ -141,8 +141,12 @@ async function collect(spec: string, models: string): Promise<Collected[]> {
     if (!embedder) throw new Error(`no embedding model in ${models}`)
     for (const q of await loadQuestions(file)) {
       if (!q.answerable) continue
-      const scope = await resolveSearchScope(engine.db, { collections: [collection], version: q.version ?? 'auto' }, q.question)
-      const text = searchText(q.question, scope)
+      const scope = await resolveSearchScope(
+        engine.db,
+        { collections: [collection], version: q.version ?? 'auto' },
+        searchQuestion(q),
+      )
+      const text = searchText(searchQuestion(q), scope)
       const depth = scope.changeLogFirst ? DEFAULT_CANDIDATES * CHANGE_LOG_DEPTH : DEFAULT_CANDIDATES
       const kw = await retrieveKeyword(engine.db, text, scope, depth)
       const vec = await retrieveVector(engine.db, await embedder.embedQuery(text), embedder.id, scope, depth)

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { Engine } from '../../src/engine/engine'
-import { isHit, loadQuestions, type EvalQuestion } from '../../src/engine/eval/questions'
+import { isHit, loadQuestions, searchQuestion, type EvalQuestion } from '../../src/engine/eval/questions'
 import { extractExactTerms } from '../../src/engine/core/exact-terms'
 import { resolveSearchScope } from '../../src/engine/retrieve/search'
 import { scopeSql, searchText } from '../../src/engine/retrieve/scope'
@@ -37,8 +37,12 @@ const quote = (lexeme: string) => "'" + lexeme.replace(/\\/g, '\\\\').replace(/'
 
 function postgresRanker(kind: 'and' | 'or', rank: 'ts_rank' | 'ts_rank_cd'): Ranker {
   return async (engine, q, collection) => {
-    const scope = await resolveSearchScope(engine.db, { collections: [collection], version: q.version ?? 'auto' }, q.question)
-    const text = searchText(q.question, scope)
+    const scope = await resolveSearchScope(
+      engine.db,
+      { collections: [collection], version: q.version ?? 'auto' },
+      searchQuestion(q),
+    )
+    const text = searchText(searchQuestion(q), scope)
     let tsquery: string
     if (kind === 'and') {
       const { rows } = await engine.db.query<{ q: string }>(`SELECT websearch_to_tsquery('english', $1)::text AS q`, [text])
@@ -64,7 +68,7 @@ function postgresRanker(kind: 'and' | 'or', rank: 'ts_rank' | 'ts_rank_cd'): Ran
 }
 
 const docentKeyword: Ranker = async (engine, q, collection) => {
-  const res = await engine.search(q.question, {
+  const res = await engine.search(searchQuestion(q), {
     scope: { collections: [collection], version: q.version ?? 'auto' },
     mode: 'keyword',
     k: 10,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { EvalQuestion } from './questions'
+import { searchQuestion, type EvalQuestion } from './questions'
 import { round } from '../core/numbers'
 import type { Engine } from '../engine'
 import { KEYWORD_COVERAGE, cosineFloorFor } from '../answer/gate'
@@ -149,7 +149,7 @@ export async function collectGateSamples(
   for (const [i, q] of asked.entries()) {
     const result = await engine.ask(
       {
-        question: q.question,
+        question: searchQuestion(q),
         scope: { collections: [opts.collection], version: q.version ?? 'all' },
         searchOnly: true,
       },

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import type { PassageText } from '../../shared/passage'
 import { PACKED_HEADINGS_JOINER } from '../ingest/chunker'
+import { rewriteFollowUpDeterministic } from '../answer/followup'
 
 /** The evaluation question format (docs/contracts.md, "Evaluation questions"); other tools write these files. */
 export const GoldRef = z.object({
@@ -36,6 +37,15 @@ export const EvalQuestion = z.object({
   history: z.array(z.object({ question: z.string().min(1) })).default([]),
 })
 export type EvalQuestion = z.infer<typeof EvalQuestion>
+
+/**
+ * What a search for the question looks for: a follow-up rewritten from the turn before it, as the
+ * engine rewrites it without a model ("subject of that question: follow-up"); else the question.
+ */
+export function searchQuestion(q: Pick<EvalQuestion, 'question' | 'history'>): string {
+  const history = q.history.map((h) => ({ question: h.question, standalone: h.question, answer: null }))
+  return (history.length && rewriteFollowUpDeterministic(q.question, history)) || q.question
+}
 
 export async function loadQuestions(file: string): Promise<EvalQuestion[]> {
   const text = await readFile(file, 'utf8')

@@ -1,12 +1,11 @@
 import type { Engine } from '../engine'
 import type { PassageRef } from '../../shared/passage'
 import type { SearchMode } from '../../shared/search'
-import { type EvalQuestion, hitsGold } from './questions'
+import { type EvalQuestion, hitsGold, searchQuestion } from './questions'
 import { round } from '../core/numbers'
 import { keywordPostingsOf } from '../store/postings'
 import { halfOf } from './gate-calibration'
 import type { FusionRule } from '../retrieve/fuse'
-import { rewriteFollowUpDeterministic } from '../answer/followup'
 
 /** Recall@10 and MRR over one hash half of a set (gate-calibration.ts halfOf). */
 export interface HalfScore {
@@ -71,9 +70,7 @@ export async function evalRetrieval(
     if (!q.answerable) continue
     const t0 = performance.now()
     // A follow-up is searched as the engine searches it with no model: rewritten from the turn before.
-    const history = q.history.map((h) => ({ question: h.question, standalone: h.question, answer: null }))
-    const query = (history.length && rewriteFollowUpDeterministic(q.question, history)) || q.question
-    const res = await engine.search(query, {
+    const res = await engine.search(searchQuestion(q), {
       // A null version is a question whose asker chose none: the version it names (if any) is inferred, as in the app.
       scope: { collections: [opts.collection], version: q.version ?? 'auto' },
       mode: opts.mode,
