@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { VerificationRepair } from '../../shared/trace'
-import { mendCutSentences } from './mend'
+import { mendCodeBlocks, mendCutSentences } from './mend'
 import type { PromptPassage } from './prompt'
 import { verifyReply } from './verify'
 
@@ -96,5 +96,44 @@ describe('sentences the reply cut at a quotation mark', () => {
       'The Model Context Protocol (MCP) provides a standardized way for servers to request LLM sampling ("completions" or "generations") from language models via clients.',
     ])
     expect(v.repairs.map((r) => r.code)).toContain('sentence_mended')
+  })
+})
+
+describe('code blocks the reply copied', () => {
+  const LOGGING =
+    'To configure the minimum log level, clients MAY send a logging/setLevel request:\n\n```json\n{\n  "jsonrpc": "2.0",\n  "id": 1,\n  "method": "logging/setLevel",\n  "params": {\n    "level": "info"\n  }\n}\n```\n'
+
+  it('are the passage block, with its lines, when it is the same code spaces aside', () => {
+    // b04's reply with the real 1.5B model: line breaks squeezed out, the closing fence glued on.
+    const repairs: VerificationRepair[] = []
+    const out = mendCodeBlocks(
+      [
+        {
+          text: '```\n{  "jsonrpc": "2.0",  "id": 1,  "method": "logging/setLevel",  "params": {    "level": "info"  }  }```',
+          cites: [1],
+        },
+      ],
+      [passage(1, LOGGING)],
+      repairs,
+    )
+    expect(out[0]!.text).toBe(
+      '```json\n{\n  "jsonrpc": "2.0",\n  "id": 1,\n  "method": "logging/setLevel",\n  "params": {\n    "level": "info"\n  }\n}\n```',
+    )
+    expect(repairs.map((r) => r.code)).toEqual(['sentence_mended'])
+  })
+
+  it('get their fences on lines of their own when no passage has them', () => {
+    const out = mendCodeBlocks([{ text: '```\nnpx server --port 3000```', cites: [1] }], [passage(1, LOGGING)], [])
+    expect(out[0]!.text).toBe('```\nnpx server --port 3000\n```')
+  })
+
+  it('leave a well-formed block and prose alone', () => {
+    const sentences = [
+      { text: '```json\n{ "a": 1 }\n```', cites: [1] },
+      { text: 'Clients MAY send a logging/setLevel request.', cites: [1] },
+    ]
+    const repairs: VerificationRepair[] = []
+    expect(mendCodeBlocks(sentences, [passage(1, LOGGING)], repairs)).toEqual(sentences)
+    expect(repairs).toEqual([])
   })
 })

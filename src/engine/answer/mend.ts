@@ -26,6 +26,50 @@ const ENDED = /[.!?:;]["'”’)\]]*$/
 const collapse = (text: string) => text.replace(/\s+/g, ' ').trim()
 const norm = (text: string) => collapse(text).toLowerCase()
 
+/** A code block as a whole sentence: its fences, an optional language, its body. */
+const CODE_BLOCK = /^\s*```([\w+-]*)[^\S\n]*\n?([\s\S]*?)\n?[^\S\n]*(```)?\s*$/
+const squeeze = (code: string) => code.replace(/\s+/g, '')
+
+/**
+ * A code block the reply copied from a passage, as the passage has it. The model writes code into
+ * a JSON string with its line breaks and indentation squeezed out, and the closing fence glued to
+ * the last line ("{  \"jsonrpc\": \"2.0\", …  }```", b04 of mcp-docs-releases): Markdown then
+ * never closes the block, and every line after it is shown as code. A block whose text, spaces
+ * aside, is a code block of a passage it cites is that block; any other gets its fences on lines of
+ * their own.
+ */
+export function mendCodeBlocks(
+  sentences: ReplySentence[],
+  passages: readonly PromptPassage[],
+  repairs: VerificationRepair[],
+): ReplySentence[] {
+  return sentences.map((s) => {
+    const m = CODE_BLOCK.exec(s.text)
+    if (!m || !s.text.trimStart().startsWith('```')) return s
+    const body = m[2] ?? ''
+    const pool = s.cites.length ? passages.filter((p) => s.cites.includes(p.n)) : passages
+    for (const p of pool) {
+      const block = splitUnits(p.text).find((u) => {
+        if (u.kind !== 'code') return false
+        const inner = CODE_BLOCK.exec(u.text)
+        return !!inner && squeeze(inner[2] ?? '') === squeeze(body) && squeeze(body).length > 0
+      })
+      if (block) {
+        if (block.text.trim() !== s.text.trim())
+          repairs.push({
+            code: 'sentence_mended',
+            message: `A code block of the reply is passage [${p.n}]'s, shown with its own lines.`,
+          })
+        return { ...s, text: block.text.trim() }
+      }
+    }
+    const fenced = '```' + (m[1] ?? '') + '\n' + body.trimEnd() + '\n```'
+    if (fenced === s.text.trim()) return s
+    repairs.push({ code: 'sentence_mended', message: 'A code block of the reply was given its fences on lines of their own.' })
+    return { ...s, text: fenced }
+  })
+}
+
 export function mendCutSentences(
   sentences: ReplySentence[],
   passages: readonly PromptPassage[],

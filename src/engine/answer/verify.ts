@@ -4,7 +4,7 @@ import { answerTerms, containsQuote, haystack, inlineMarkers, MARKER, stripMarke
 import type { AnswerReply, PromptPassage, ReplySentence } from './prompt'
 import { contentWords } from './sentences'
 import { checkSentence, type Similarity, type SupportResult } from './support'
-import { mendCutSentences } from './mend'
+import { mendCodeBlocks, mendCutSentences } from './mend'
 
 export { appendMarkers } from './markers'
 
@@ -161,7 +161,7 @@ export async function verifyReply(parsed: unknown, passages: PromptPassage[], op
   const question = opts.question ?? ''
   if (question && subjectMissing(reply, passages, question, v)) return { ...v, ok: true, reply: v.reply }
   // Sentences the JSON cut at a quotation mark are put back together from the passage they copy.
-  reply.sentences = mendCutSentences(reply.sentences, passages, v.repairs)
+  reply.sentences = mendCodeBlocks(mendCutSentences(reply.sentences, passages, v.repairs), passages, v.repairs)
   if (reply.sentences.length === 0) {
     v.problems.push({ code: 'empty_answer', message: '"answerable" is true but there are no sentences.' })
     return v

@@ -47,4 +47,13 @@ describe('lines of an answer that do not read as written', () => {
   it('reads nothing inside code', () => {
     expect(layoutDefects('Send [1]:\n```\n| a |\n3. x\n```')).toEqual([])
   })
+
+  it('finds a code block whose closing fence is glued on or missing, and not a closed one', () => {
+    // b04 of mcp-docs-releases (fit half), as the 957a704 run rendered it.
+    expect(
+      layoutDefects('Request [1]:\n```\n{ "jsonrpc": "2.0", "id": 1 }```\n\n[1]\n\nClients can control logging [2].'),
+    ).toEqual(['code_unclosed'])
+    expect(layoutDefects('Run it [1]:\n```sh\nnpx server')).toEqual(['code_unclosed'])
+    expect(layoutDefects('Run it [1]:\n```sh\nnpx server\n```\n\n[1]')).toEqual([])
+  })
 })

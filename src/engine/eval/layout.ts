@@ -30,6 +30,7 @@ export function layoutDefects(answer: string): LayoutDefect[] {
   let lastNumber = 0
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!
+    if (/\S```\s*$/.test(line) && !/^\s*```[\w+-]*\s*$/.test(line)) found.add('code_unclosed')
     if (/^\s*```/.test(line)) {
       inCode = !inCode
       continue
@@ -64,5 +65,6 @@ export function layoutDefects(answer: string): LayoutDefect[] {
       if (next === undefined || !BLOCK_START.test(next.trimStart()) || sibling) found.add('lead_in_to_nothing')
     }
   }
+  if (inCode) found.add('code_unclosed')
   return [...found]
 }
