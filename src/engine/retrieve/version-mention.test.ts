@@ -300,6 +300,9 @@ describe('detectVersionIntent', () => {
     expect(intent('How do I change the log level?')).toEqual({ versions: null, history: false })
     // What happens (now) is content, not history.
     expect(intent('What happens to pending requests when the session ends?')).toEqual({ versions: null, history: false })
+    // Unless it asks about the releases after: what happens to it in newer releases is history.
+    expect(intent('What happens to JSON-RPC batches in newer releases?')).toEqual({ versions: 'all', history: true })
+    expect(intent('Is sampling still supported in later versions?')).toEqual({ versions: 'all', history: true })
   })
 
   it('what changed in one release reads that release, change log first', () => {

@@ -273,6 +273,9 @@ const ASKS_WHICH_RELEASE = new RegExp(
     `\\bacross\\s+(?:${VERSION_NOUN}|versions|releases)\\b`,
     // "What happened to tasks?", "whatever became of SSE?": a history (what happens now is content).
     `\\bwhat(?:ever)?\\s+(?:has\\s+)?(?:happened\\s+to|became\\s+of)\\b`,
+    // "What happens to batching in newer releases?", "is it still there in later versions?": across
+    // the releases after, which only their change logs tell apart.
+    `\\b(?:newer|later|subsequent|more\\s+recent)\\s+${VERSION_NOUN}\\b`,
   ].join('|'),
   'i',
 )
