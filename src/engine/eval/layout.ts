@@ -9,13 +9,15 @@
  * - `run_together`: a sentence that ends without a full stop, its markers, then the next sentence
  *   on the same line ("(served over HTTPS) [1] The page presents…");
  * - `lead_in_to_nothing`: a line ending in a colon that no list, table or code follows, or a
- *   colon after markers that goes on with more prose ("is required [1]: Changes since…").
+ *   colon after markers that goes on with more prose ("is required [1]: Changes since…");
+ * - `code_unclosed`: a code block whose closing fence is glued to its last line ("…  }```") or
+ *   missing: Markdown shows everything after it as code.
  */
 import { BLOCK_START } from '../answer/markers'
 import { SEPARATOR } from '../answer/readable'
 import { LIST_MARKER } from '../answer/sentences'
 
-export type LayoutDefect = 'table_row_alone' | 'numbered_out_of_list' | 'run_together' | 'lead_in_to_nothing'
+export type LayoutDefect = 'table_row_alone' | 'numbered_out_of_list' | 'run_together' | 'lead_in_to_nothing' | 'code_unclosed'
 
 const MARKERS = String.raw`(?:\s*\[\d+\])+`
 const ROW = /^\s*\|.*\|\s*(?:\[\d+\]\s*)*$/
