@@ -134,17 +134,28 @@ async function answer(
   // A passage that stands word for word in other releases too (same_in) belongs to none of them alone.
   const copied = new Set(passages.filter((p) => hitOf(p).same_in?.length).map((p) => p.n))
   const notices = [...base.notices, ...releaseLabels(sentences, full, byN, c.release, copied)]
+  return answered(c, v, { sentences, citations }, notices, release)
+}
+
+/** The verdict of an answer shown: its sentences and sources, what was removed and why, and the trace sections. */
+function answered(
+  c: Concluding,
+  v: Verification,
+  shown: { sentences: AnswerSentence[]; citations: Citation[] },
+  notices: string[],
+  release: Verdict['release'],
+): Verdict {
   const removedNote = removalNotice(v.removed, c.release.trace.releases)
   const result: AskResult = {
-    ...base,
+    ...c.base,
     notices,
-    answer: renderAnswer(sentences),
+    answer: renderAnswer(shown.sentences),
     abstained: false,
     reason: null,
-    citations,
-    sentences,
+    citations: shown.citations,
+    sentences: shown.sentences,
     removed: v.removed,
-    unanswered_parts: v.reply.unanswered_parts,
+    unanswered_parts: v.reply?.unanswered_parts ?? [],
     warnings: removedNote ? [removedNote] : [],
     unverified_claims: [],
     mode: 'answer',
@@ -168,7 +179,7 @@ function fromAbsence(
   const rule = c.release.trace
   const kept: KeptSentence[] = pick.units.map((u) => ({ text: u.text, cites: [pick.passage.n], added: 'quote' as const }))
   const byN = new Map(c.passages.map((p) => [p.n, p]))
-  const { sentences, citations } = numberByFirstUse(kept, byN, hitOf)
+  const shown = numberByFirstUse(kept, byN, hitOf)
   const label = rule.releases!.join(' and ')
   const source = rule.has_authoritative ? `${label} ${rule.authoritative_kinds[0]!.toLowerCase()}` : `${label} documents`
   v.repairs.push({
@@ -177,25 +188,8 @@ function fromAbsence(
   })
   release.absence_quoted = pick.passage.chunk_id
   if (rule.must_cite_authoritative) release.cited_authoritative = true
-  const removedNote = removalNotice(v.removed, rule.releases)
-  const result: AskResult = {
-    ...c.base,
-    notices: [
-      ...c.base.notices,
-      `Quoted from the ${source}: it says that what was asked about (${pick.term}) is not part of that release.`,
-    ],
-    answer: renderAnswer(sentences),
-    abstained: false,
-    reason: null,
-    citations,
-    sentences,
-    removed: v.removed,
-    unanswered_parts: v.reply?.unanswered_parts ?? [],
-    warnings: removedNote ? [removedNote] : [],
-    unverified_claims: [],
-    mode: 'answer',
-  }
-  return { result, outcome: 'answer', trace: { claims: v.claims, verification: { result: 'ok', warnings: v.warnings } }, release }
+  const notice = `Quoted from the ${source}: it says that what was asked about (${pick.term}) is not part of that release.`
+  return answered(c, v, shown, [...c.base.notices, notice], release)
 }
 
 /** The notice under an answer some of whose sentences were removed, saying why in plain words. */
