@@ -42,6 +42,8 @@ interface Row {
   explanation: string | null
   must: string[]
   scope: string[] | null
+  /** The question's terms as the rules counted them (the trace's `release.terms`). */
+  terms: unknown[]
 }
 
 const specs = [
@@ -80,6 +82,7 @@ for (const spec of specs) {
         explanation: r.explanation,
         must: r.mustCite,
         scope: r.trace.releases,
+        terms: r.trace.terms,
       })
     }
   } finally {

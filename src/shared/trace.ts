@@ -275,9 +275,20 @@ export const ReleaseTrace = z.object({
    * `incidental`: the release's specification mentions the term only in passing (never in a
    * section about it, a change log or a sentence that says it is absent), while another release
    * has a section on it. `paraphrase`: a word of the question that the release never uses is,
-   * in the other releases, a word of a feature's sections that the release lacks.
+   * in the other releases, a word of a feature's sections that the release lacks. `absent_field`:
+   * other releases' specifications write a word of the question as a key of a feature it names
+   * ("title" of a tool), and the scoped release's specification has the feature but never that key.
    */
-  verdict: z.enum(['not_scoped', 'no_key_terms', 'mentioned', 'never_mentioned', 'guides_only', 'incidental', 'paraphrase']),
+  verdict: z.enum([
+    'not_scoped',
+    'no_key_terms',
+    'mentioned',
+    'never_mentioned',
+    'guides_only',
+    'incidental',
+    'paraphrase',
+    'absent_field',
+  ]),
   /** The term the verdict is about (absent before these verdicts existed). */
   verdict_term: z.string().nullable().optional(),
   /** After generation: an authoritative passage of the release containing a key term had to be cited. */

@@ -4,6 +4,7 @@ import type { ResolvedScope } from '../retrieve/scope'
 import type { Queryable } from '../store/db'
 import { checkSentences, type SentenceRemoval } from './release-after'
 import { isGuidesOnly, isNeverMentioned, toTrace, traceTerms, wordKey, type TracedTerm } from './release-counts'
+import { findAbsentField, nearestWithField } from './release-fields'
 import { findIncidental, findParaphrase, type IncidentalContext } from './release-passing'
 import { AUTHORITATIVE_KINDS, WORD_MIN_ELSEWHERE, keyTermsOf, loadTitles, titleTerms } from './release-terms'
 
@@ -118,15 +119,24 @@ export async function checkRelease(
     )
   // Specific in the collection, or in the scoped release: "authorization" is in 15% of the
   // collection's specification passages, but in 4 of 2024-11-05's, whose core leaves it out.
-  const inScopeTotal = Math.max(1, [...counts.byVersion].reduce((n, [v, c]) => (inScope(v) ? n + c : n), 0))
+  const inScopeTotal = Math.max(
+    1,
+    [...counts.byVersion].reduce((n, [v, c]) => (inScope(v) ? n + c : n), 0),
+  )
   const specific = (t: TracedTerm) =>
     t.form !== 'word' ||
     (t.in_scope_authoritative + t.elsewhere_authoritative) / counts.all <= SPECIFIC_SHARE ||
     t.in_scope_authoritative / inScopeTotal <= SPECIFIC_SHARE
-  const lacking = await lacksInPassing(db, { collections: scope.collections, releases, kinds, titles, inScope }, traced, {
-    totals: counts.byVersion,
-    topics: new Set(traced.filter((t) => t.form === 'word' && t.feature && specific(t)).map((t) => wordKey(t.term))),
-  })
+  const lacking = await lacksInPassing(
+    db,
+    { collections: scope.collections, releases, kinds, titles, inScope },
+    question,
+    traced,
+    {
+      totals: counts.byVersion,
+      topics: new Set(traced.filter((t) => t.form === 'word' && t.feature && specific(t)).map((t) => wordKey(t.term))),
+    },
+  )
   if (lacking) return check(lacking.verdict, lacking.term, lacking.explanation)
   // A phrase or a title only tells that a release lacks a feature; the words of one it has are cited as words.
   const mustCite = traced
@@ -144,9 +154,10 @@ export async function checkRelease(
 async function lacksInPassing(
   db: Queryable,
   scoped: Parameters<typeof findIncidental>[1],
+  question: string,
   traced: TracedTerm[],
   context: IncidentalContext,
-): Promise<{ verdict: 'incidental' | 'paraphrase'; term: TracedTerm; explanation: string } | null> {
+): Promise<{ verdict: 'incidental' | 'paraphrase' | 'absent_field'; term: TracedTerm; explanation: string } | null> {
   const label = scoped.releases.join(' and ')
   const kind = scoped.kinds[0]!.toLowerCase()
   const incidental = await findIncidental(db, scoped, traced, context)
@@ -157,7 +168,7 @@ async function lacksInPassing(
       explanation: `The ${label} ${kind} mentions ${incidental.term.spelling} only in passing, never in a section about it; ${incidental.titledIn} has a section on it.`,
     }
   const paraphrase = await findParaphrase(db, scoped, traced)
-  if (!paraphrase) return null
+  if (!paraphrase) return absentField(db, scoped, question, traced)
   const { word, feature } = paraphrase
   const where = `which is what "${word.spelling}" is about in the other releases' ${kind}s`
   const first = feature.first_version ? `; it first appears in ${feature.first_version}` : ''
@@ -168,6 +179,29 @@ async function lacksInPassing(
       feature.in_scope_other > 0
         ? `The ${label} ${kind} does not mention ${feature.spelling}, ${where}; it appears only in guide pages.`
         : `The ${label} docs never mention ${feature.spelling}, ${where}${first}.`,
+  }
+}
+
+/** A field of a feature the release has, written as a key only by other releases' specifications (release-fields.ts). */
+async function absentField(
+  db: Queryable,
+  scoped: Parameters<typeof findAbsentField>[1],
+  question: string,
+  traced: TracedTerm[],
+): Promise<{ verdict: 'absent_field'; term: TracedTerm; explanation: string } | null> {
+  const found = await findAbsentField(db, scoped, question, traced)
+  if (!found) return null
+  const label = scoped.releases.join(' and ')
+  const kind = scoped.kinds[0]!.toLowerCase()
+  const other = nearestWithField(found.versions, scoped.releases)
+  const later = compareVersions(other, [...scoped.releases].sort(compareVersions).at(-1)!) > 0
+  const name = `"${found.field.spelling}"`
+  return {
+    verdict: 'absent_field',
+    term: found.field,
+    explanation: later
+      ? `The ${label} ${kind} never gives ${found.feature.spelling} a ${name} field; the ${other} ${kind} is the first that does.`
+      : `The ${label} ${kind} never gives ${found.feature.spelling} a ${name} field; the ${other} ${kind} did.`,
   }
 }
 

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AskResult } from '../../shared/answer'
+import type { Engine } from '../engine'
+import { engineOverFiles } from '../../test-support/engine-over-files'
+import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
+import { calledField, keyPattern, nearestWithField } from './release-fields'
+
+/**
+ * The shape of the MCP docs around a tool's `title`: release 2.0's specification gives a tool a
+ * `title` field (a field list and a type), 1.0's has tools and no such field, and 1.0's guides,
+ * near-copies of the newer ones, list the field anyway. "title" is an everyday word, so 1.0's
+ * documents do mention it (in the guide and in a card's title).
+ */
+const FILES: Record<string, string> = {
+  'specification/1.0/tools.md':
+    '# Tools\n\n## Tool definition\n\nA tool definition includes:\n\n- name: Unique identifier for the tool\n- description: Human-readable description of functionality\n\n## Calling tools\n\nA client calls a tool with tools/call.\n',
+  'specification/1.0/index.md':
+    '# Overview\n\n## Server features\n\nSee the card with the title Tools for how servers expose tools.\n',
+  'guides/1.0/server-concepts.md':
+    '# Server concepts\n\n## Tool discovery\n\nEach tool in the list has:\n\n- name: a unique identifier for the tool\n- title: A human-readable display name for the tool that clients can show to users\n',
+  'specification/2.0/tools.md':
+    '# Tools\n\n## Tool definition\n\nA tool definition includes:\n\n- name: Unique identifier for the tool\n- title: Optional human-readable name of the tool for display purposes.\n- description: Human-readable description of functionality\n\n## Calling tools\n\nA client calls a tool with tools/call.\n',
+  'specification/2.0/schema.md':
+    '# Schema\n\n## Tool\n\n```ts\ninterface Tool {\n  name: string;\n  title?: string;\n  description?: string;\n}\n```\n\nDefinition for a tool the client can call.\n',
+}
+for (const v of ['1.0', '2.0'])
+  for (const topic of ['Lifecycle', 'Transports', 'Logging', 'Pagination', 'Sampling', 'Completion'])
+    FILES[`specification/${v}/${topic.toLowerCase()}.md`] =
+      `# ${topic}\n\n## Overview\n\nThe ${topic.toLowerCase()} section of release ${v} describes its messages.\n`
+
+describe('a field of a feature, which only other releases give it', () => {
+  let engine: Engine
+  let cleanup: () => Promise<void>
+  const reranker = new OverlapReranker()
+
+  beforeAll(async () => {
+    ;({ engine, cleanup } = await engineOverFiles(FILES, 'docs'))
+  })
+  afterAll(async () => {
+    await cleanup?.()
+  })
+
+  const ask = async (question: string, version: string, chat: ScriptedChat) => {
+    const result = await engine.ask(
+      { question, scope: { collections: ['docs'], version } },
+      { chat, reranker, mode: 'keyword', useCache: false, gate: false },
+    )
+    expect(AskResult.safeParse(result).success).toBe(true)
+    return { result, trace: (await engine.answers.trace(result.trace_id))!.data }
+  }
+
+  it('answers that the release has no such field, without the model, naming the first release that has one', async () => {
+    const chat = new ScriptedChat([])
+    const { result, trace } = await ask('What is the title field on a tool for, in the 1.0 spec?', 'auto', chat)
+    expect(chat.calls).toHaveLength(0)
+    expect(result).toMatchObject({ abstained: true, reason: 'no_relevant_sources', answer: null })
+    expect(result.explanation).toBe(
+      'The 1.0 specification never gives tool a "title" field; the 2.0 specification is the first that does.',
+    )
+    // The word is in 1.0's documents: counted alone, it is "mentioned".
+    const title = trace.release!.terms.find((t) => t.term === 'title')!
+    expect(title.in_scope_authoritative + title.in_scope_other).toBeGreaterThan(0)
+    expect(trace.release).toMatchObject({ releases: ['1.0'], verdict: 'absent_field', verdict_term: 'title' })
+  })
+
+  it('lets the model answer where the release has the field', async () => {
+    const chat = new ScriptedChat([
+      (args) => {
+        const n = /<passage n="(\d+)" section="Tools &gt; Tool definition"/.exec(args.user)![1]
+        return reply(`A tool's title is an optional human-readable name for display purposes [${n}].`, [Number(n)])
+      },
+    ])
+    const { result, trace } = await ask('What is the title field on a tool for, in the 2.0 spec?', 'auto', chat)
+    expect(chat.calls).toHaveLength(1)
+    expect(trace.release?.verdict).toBe('mentioned')
+    expect(result.abstained).toBe(false)
+  })
+
+  it('says nothing of a word the question does not call a field', async () => {
+    const chat = new ScriptedChat([
+      (args) => {
+        const n = /<passage n="(\d+)" section="Tools &gt; Tool definition"/.exec(args.user)![1]
+        return reply(`A tool definition includes a name and a description [${n}].`, [Number(n)])
+      },
+    ])
+    const { trace } = await ask('What goes in the title of a tool in the 1.0 spec?', 'auto', chat)
+    expect(trace.release?.verdict).not.toBe('absent_field')
+  })
+})
+
+describe('what the question calls a field, and what a key is', () => {
+  it('reads "the title field", "a field called title" and a quoted name, not "form fields"', () => {
+    expect(calledField('What is the title field on a tool for?', 'title')).toBe(true)
+    expect(calledField('Is there a field called title on tools?', 'title')).toBe(true)
+    expect(calledField('what does the "context" parameter of a completion request hold?', 'context')).toBe(true)
+    expect(calledField('Can elicitation form fields come with default values?', 'form')).toBe(false)
+    expect(calledField('What goes in the title of a tool?', 'title')).toBe(false)
+    expect(calledField('What is the subtitle field for?', 'title')).toBe(false)
+  })
+
+  it('matches a key as JSON, a type and a field list write it, and not the word in prose', () => {
+    const re = (text: string) => {
+      const p = keyPattern('title')
+      // The same pattern as PostgreSQL reads it: (?n) makes ^ a line start; ~* ignores case.
+      return new RegExp(p.replace('(?n)', ''), 'im').test(text)
+    }
+    expect(re('{ "name": "calc", "title": "Calculator" }')).toBe(true)
+    expect(re('interface Tool {\n  title?: string;\n}')).toBe(true)
+    expect(re('- title: Optional human-readable name')).toBe(true)
+    expect(re('The title of each card is shown to users.')).toBe(false)
+    expect(re('a subtitle: shown below')).toBe(false)
+    expect(() => keyPattern('a"b')).toThrow()
+  })
+
+  it('names the first later release with the field, else the last earlier one', () => {
+    expect(nearestWithField(['2.0', '3.0'], ['1.0'])).toBe('2.0')
+    expect(nearestWithField(['1.0', '2.0'], ['3.0'])).toBe('2.0')
+  })
+})
