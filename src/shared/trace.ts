@@ -258,7 +258,10 @@ export const KeyTermTrace = z.object({
   /** Passages of the collection's other releases that contain it. */
   elsewhere: z.number().int(),
   elsewhere_authoritative: z.number().int(),
-  /** The earliest release that mentions it, when the scoped one does not. */
+  /**
+   * The earliest release that mentions it, outside the scope: the earliest whose authoritative
+   * sources do when any does (a guide copied into every release's folder is no such evidence).
+   */
   first_version: z.string().nullable(),
 })
 export type KeyTermTrace = z.infer<typeof KeyTermTrace>

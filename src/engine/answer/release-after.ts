@@ -1,6 +1,6 @@
 import type { ResolvedScope } from '../retrieve/scope'
 import type { Queryable } from '../store/db'
-import { isGuidesOnly, isNeverMentioned, traceTerms } from './release-counts'
+import { firstAppears, isGuidesOnly, isNeverMentioned, traceTerms } from './release-counts'
 import { WORD_MIN_ELSEWHERE, keyTermsOf, type KeyTerm, type Titles } from './release-terms'
 
 /**
@@ -46,7 +46,7 @@ export async function checkSentences(db: Queryable, c: AfterContext, sentences: 
     for (const k of terms) {
       const t = byTerm.get(k.term)!
       if (isNeverMentioned(t, WORD_MIN_ELSEWHERE)) {
-        const first = t.first_version ? `; it first appears in ${t.first_version}` : ''
+        const first = firstAppears(t.first_version, c.releases)
         out.push({
           index,
           term: t.term,

@@ -120,7 +120,18 @@ export async function traceTerms(
   return terms.map((t) => {
     const mine = counts.filter((c) => c.term === t.term)
     const sum = (f: (c: TermCount) => boolean) => mine.filter(f).reduce((s, c) => s + c.n, 0)
-    const others = mine.filter((c) => !inScope(c.version) && c.version !== null).map((c) => c.version!)
+    // Where it first appears: in a release's own sources when any has it, for a guide copied into
+    // every release's folder mentions what only a later release defines ("tools in sampling" in
+    // 2024-11-05's guides, in the specification from 2025-11-25).
+    const elsewhere = mine.filter((c) => !inScope(c.version) && c.version !== null)
+    const defined = elsewhere.filter((c) => c.authoritative)
+    // A title first appears where a section has it: its words stand close in many sentences of
+    // older releases ("tools" beside "sampling" in a list of capabilities).
+    const titled =
+      t.form === 'title'
+        ? [...titles.byVersion].filter(([v, r]) => v !== null && !inScope(v) && r.keys.has(t.term)).map(([v]) => v!)
+        : []
+    const others = titled.length > 0 ? titled : (defined.length > 0 ? defined : elsewhere).map((c) => c.version!)
     const released = others.filter((v) => !isPrerelease(v)).sort(compareVersions)
     return {
       term: t.term,
@@ -141,6 +152,17 @@ export async function traceTerms(
       authoritativeByVersion: new Map(mine.filter((c) => c.authoritative).map((c) => [c.version, c.n])),
     }
   })
+}
+
+/**
+ * "; it first appears in 2025-06-18", the clause an explanation ends with: where else the term is,
+ * said as an earlier release when it is older than every scoped one (a feature a later release
+ * removed is not one that "first appears" before it).
+ */
+export function firstAppears(first: string | null, releases: readonly string[]): string {
+  if (!first) return ''
+  const before = releases.length > 0 && releases.every((r) => compareVersions(first, r) < 0)
+  return before ? `; ${first}, an earlier release, mentions it` : `; it first appears in ${first}`
 }
 
 /** The trace's form of a term (what the trace schema holds). */

@@ -4,6 +4,7 @@ import type { Engine } from '../engine'
 import { engineOverFiles } from '../../test-support/engine-over-files'
 import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
 import { calledField, keyPattern, nearestWithField } from './release-fields'
+import { firstAppears } from './release-counts'
 
 /**
  * The shape of the MCP docs around a tool's `title`: release 2.0's specification gives a tool a
@@ -115,5 +116,50 @@ describe('what the question calls a field, and what a key is', () => {
   it('names the first later release with the field, else the last earlier one', () => {
     expect(nearestWithField(['2.0', '3.0'], ['1.0'])).toBe('2.0')
     expect(nearestWithField(['1.0', '2.0'], ['3.0'])).toBe('2.0')
+  })
+})
+
+/**
+ * Where a feature first appears is the first release with a section on it, not the first whose
+ * sentences put its words side by side: 2024-11-05's specification lists "tools" beside
+ * "sampling" among its capabilities, and tools in sampling arrive with 2025-11-25's section.
+ */
+const TITLES: Record<string, string> = {
+  'specification/1.0/index.md':
+    '# Overview\n\n## Capabilities\n\nServers offer tools, sampling is offered by clients, and both may log.\n',
+  'specification/2.0/sampling.md': '# Sampling\n\n## Requests\n\nA server asks the client for a completion.\n',
+  'specification/3.0/sampling.md':
+    '# Sampling\n\n## Requests\n\nA server asks the client for a completion.\n\n## Tools in Sampling\n\nA request may carry tools the model can call, and a toolChoice.\n',
+}
+for (const v of ['1.0', '2.0', '3.0'])
+  for (const topic of ['Lifecycle', 'Transports', 'Tools'])
+    TITLES[`specification/${v}/${topic.toLowerCase()}.md`] =
+      `# ${topic}\n\n## Overview\n\nThe ${topic.toLowerCase()} section of release ${v} describes its messages.\n`
+
+describe('where a feature the release lacks first appears', () => {
+  let engine: Engine
+  let cleanup: () => Promise<void>
+
+  beforeAll(async () => {
+    ;({ engine, cleanup } = await engineOverFiles(TITLES, 'docs'))
+  })
+  afterAll(async () => {
+    await cleanup?.()
+  })
+
+  it('is the first release with a section on it', async () => {
+    const chat = new ScriptedChat([])
+    const result = await engine.ask(
+      { question: 'How do tools in sampling work in 2.0?', scope: { collections: ['docs'], version: 'auto' } },
+      { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false, gate: false },
+    )
+    expect(chat.calls).toHaveLength(0)
+    expect(result.explanation).toBe('The 2.0 docs never mention tools in sampling; it first appears in 3.0.')
+  })
+
+  it('is said as an earlier release when only releases before the scoped ones mention it', () => {
+    expect(firstAppears('3.0', ['2.0'])).toBe('; it first appears in 3.0')
+    expect(firstAppears('1.0', ['2.0'])).toBe('; 1.0, an earlier release, mentions it')
+    expect(firstAppears(null, ['2.0'])).toBe('')
   })
 })

@@ -3,7 +3,7 @@ import { compareVersions } from '../../shared/versions'
 import type { ResolvedScope } from '../retrieve/scope'
 import type { Queryable } from '../store/db'
 import { checkSentences, type SentenceRemoval } from './release-after'
-import { isGuidesOnly, isNeverMentioned, toTrace, traceTerms, wordKey, type TracedTerm } from './release-counts'
+import { firstAppears, isGuidesOnly, isNeverMentioned, toTrace, traceTerms, wordKey, type TracedTerm } from './release-counts'
 import { findAbsentField, nearestWithField } from './release-fields'
 import { findIncidental, findParaphrase, type IncidentalContext } from './release-passing'
 import { AUTHORITATIVE_KINDS, WORD_MIN_ELSEWHERE, keyTermsOf, loadTitles, titleTerms } from './release-terms'
@@ -102,7 +102,7 @@ export async function checkRelease(
   // A name or a feature word the release never mentions, though another release does.
   const absent = traced.find((t) => isNeverMentioned(t, WORD_MIN_ELSEWHERE))
   if (absent) {
-    const first = absent.first_version ? `; it first appears in ${absent.first_version}` : ''
+    const first = firstAppears(absent.first_version, releases)
     return check('never_mentioned', absent, `The ${label} docs never mention ${absent.spelling}${first}.`)
   }
   const rest: Omit<ReleaseCheck, 'trace' | 'explanation' | 'mustCite' | 'featureTerms'> = {
@@ -171,7 +171,7 @@ async function lacksInPassing(
   if (!paraphrase) return absentField(db, scoped, question, traced)
   const { word, feature } = paraphrase
   const where = `which is what "${word.spelling}" is about in the other releases' ${kind}s`
-  const first = feature.first_version ? `; it first appears in ${feature.first_version}` : ''
+  const first = firstAppears(feature.first_version, scoped.releases)
   return {
     verdict: 'paraphrase',
     term: feature,
