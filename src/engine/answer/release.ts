@@ -117,26 +117,10 @@ export async function checkRelease(
       guidesOnly,
       `The ${label} ${kind} does not mention ${guidesOnly.spelling}; it appears only in guide pages, which may describe features this release does not have.`,
     )
-  // Specific in the collection, or in the scoped release: "authorization" is in 15% of the
-  // collection's specification passages, but in 4 of 2024-11-05's, whose core leaves it out.
-  const inScopeTotal = Math.max(
-    1,
-    [...counts.byVersion].reduce((n, [v, c]) => (inScope(v) ? n + c : n), 0),
-  )
-  const specific = (t: TracedTerm) =>
-    t.form !== 'word' ||
-    (t.in_scope_authoritative + t.elsewhere_authoritative) / counts.all <= SPECIFIC_SHARE ||
-    t.in_scope_authoritative / inScopeTotal <= SPECIFIC_SHARE
-  const lacking = await lacksInPassing(
-    db,
-    { collections: scope.collections, releases, kinds, titles, inScope },
-    question,
-    traced,
-    {
-      totals: counts.byVersion,
-      topics: new Set(traced.filter((t) => t.form === 'word' && t.feature && specific(t)).map((t) => wordKey(t.term))),
-    },
-  )
+  const specific = specificTerm(counts, inScope)
+  const topics = new Set(traced.filter((t) => t.form === 'word' && t.feature && specific(t)).map((t) => wordKey(t.term)))
+  const scoped = { collections: scope.collections, releases, kinds, titles, inScope }
+  const lacking = await lacksInPassing(db, scoped, question, traced, { totals: counts.byVersion, topics })
   if (lacking) return check(lacking.verdict, lacking.term, lacking.explanation)
   // A phrase or a title only tells that a release lacks a feature; the words of one it has are cited as words.
   const mustCite = traced
@@ -145,6 +129,25 @@ export async function checkRelease(
   trace.must_cite_authoritative = mustCite.length > 0
   const featureTerms = traced.filter((t) => t.form !== 'title' && t.in_scope_authoritative > 0 && t.feature).map((t) => t.term)
   return { trace, explanation: null, mustCite, featureTerms, ...rest }
+}
+
+/**
+ * Whether a term names something specific: a name, or a word specific in the collection or in the
+ * scoped release. "authorization" is in 15% of the collection's specification passages, but in 4
+ * of 2024-11-05's, whose core leaves it out.
+ */
+function specificTerm(
+  counts: { byVersion: Map<string | null, number>; all: number },
+  inScope: (version: string | null) => boolean,
+): (t: TracedTerm) => boolean {
+  const inScopeTotal = Math.max(
+    1,
+    [...counts.byVersion].reduce((n, [v, c]) => (inScope(v) ? n + c : n), 0),
+  )
+  return (t) =>
+    t.form !== 'word' ||
+    (t.in_scope_authoritative + t.elsewhere_authoritative) / counts.all <= SPECIFIC_SHARE ||
+    t.in_scope_authoritative / inScopeTotal <= SPECIFIC_SHARE
 }
 
 /**
