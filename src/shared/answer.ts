@@ -87,6 +87,8 @@ export const SupportFailure = z.enum([
   'not_in_release',
   /** The question names an identifier that neither the sentence nor its passages mention: it answers something else (answer/off-target.ts). */
   'off_target',
+  /** The sentence copies a passage sentence with "not" (or "never", "no longer"…) dropped or added: it says the opposite. */
+  'opposite',
 ])
 export type SupportFailure = z.infer<typeof SupportFailure>
 

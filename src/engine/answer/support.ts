@@ -1,14 +1,6 @@
 import type { SupportFailure } from '../../shared/answer'
 import { WORD, stem } from '../../shared/excerpt'
-import {
-  answerNumbers,
-  answerQuotes,
-  answerTerms,
-  containsNumber,
-  containsQuote,
-  haystack,
-  normaliseForMatch,
-} from './match'
+import { answerNumbers, answerQuotes, answerTerms, containsNumber, containsQuote, haystack, normaliseForMatch } from './match'
 import type { PromptPassage } from './prompt'
 import { contentWords, splitUnits } from './sentences'
 
@@ -92,13 +84,71 @@ export async function checkSentence(sentence: string, cited: PromptPassage[], op
     return fail('words_not_covered', `the cited passages hold only ${Math.round(coverage * 100)}% of its words`, coverage)
   const misattached = findMisattachment(sentence, opts.question, cited)
   if (misattached) return fail('misattached', misattached, coverage)
+  const opposite = findOpposite(sentence, cited)
+  if (opposite) return fail('opposite', opposite, coverage)
   let best: number | null = null
   if (opts.similarity && opts.similarityFloor != null) {
-    best = await opts.similarity(sentence, cited.flatMap((p) => splitUnits(p.text).map((u) => u.text)))
+    best = await opts.similarity(
+      sentence,
+      cited.flatMap((p) => splitUnits(p.text).map((u) => u.text)),
+    )
     if (best !== null && best < opts.similarityFloor)
       return fail('not_similar', `no sentence of the cited passages says anything close to it`, coverage, best)
   }
   return { ok: true, failure: null, reason: null, coverage, best_cosine: best }
+}
+
+/**
+ * Words that turn a statement into its opposite. "no" is not among them: "with no server API keys
+ * necessary" says what a thing does, and a copied sentence keeps it either way.
+ */
+const NEGATION = /\b(?:not|never|cannot|nor|neither|no longer|none)\b|n't\b/gi
+
+/** The negations of a text, in order, lower-cased ("can't" and "cannot" are both "not"). */
+function negations(text: string): string[] {
+  return [...text.matchAll(NEGATION)].map((m) => {
+    const w = m[0].toLowerCase()
+    return w === "n't" || w === 'cannot' ? 'not' : w
+  })
+}
+
+/** Share of a sentence's content words one passage unit must hold for the sentence to count as a copy of it. */
+export const COPY_SHARE = 0.8
+
+/**
+ * A sentence that copies one passage sentence (at least COPY_SHARE of its content words are in
+ * that one unit) and says it with a negation more or fewer: "Servers MUST send a response"
+ * from "Servers MUST NOT send a response". Every word of it is in the passage, so the checks above
+ * pass it. A sentence that rewords its source (fewer of its words in any one unit) is not judged:
+ * "wait for the reply before sending" says "do not send before the reply" without a "not".
+ * Returns the reason in words, or null.
+ */
+export function findOpposite(sentence: string, cited: PromptPassage[]): string | null {
+  const words = [...new Set(contentWords(sentence))]
+  if (words.length < 3) return null
+  const mine = negations(sentence).length
+  let closest: { share: number; unit: string } | null = null
+  for (const p of cited)
+    for (const u of splitUnits(p.text)) {
+      const have = new Set(contentWords(u.text))
+      const share = words.filter((w) => have.has(w)).length / words.length
+      if (share >= COPY_SHARE && (!closest || share > closest.share)) closest = { share, unit: u.text }
+    }
+  if (!closest) return null
+  // The copied unit may hold more than the sentence took from it: any unit with the same count of
+  // negations as the sentence, among those it copies as well, supports it.
+  const copies = cited.flatMap((p) =>
+    splitUnits(p.text).filter((u) => {
+      const have = new Set(contentWords(u.text))
+      return words.filter((w) => have.has(w)).length / words.length >= closest!.share - 1e-9
+    }),
+  )
+  if (copies.some((u) => negations(u.text).length === mine)) return null
+  const theirs = negations(closest.unit).length
+  const shown = closest.unit.length > 140 ? `${closest.unit.slice(0, 137)}…` : closest.unit
+  return mine > theirs
+    ? `it says "not" where the passage sentence it copies does not ("${shown}")`
+    : `it leaves out the "not" of the passage sentence it copies ("${shown}")`
 }
 
 /** Numbers, quotes and names the sentence states that the cited passages do not contain. */
@@ -203,7 +253,8 @@ export function findMisattachment(sentence: string, question: string, cited: Pro
         // Without the first rule, a question of several parts, or a long sentence, pairs some word
         // with another value of the passage ("When I POST a JSON-RPC request, what Accept header…").
         const otherTokens = extract(p.text).filter(
-          (o) => !anchors.some((a) => normaliseForMatch(a) === normaliseForMatch(o)) && normaliseForMatch(o) !== normaliseForMatch(t),
+          (o) =>
+            !anchors.some((a) => normaliseForMatch(a) === normaliseForMatch(o)) && normaliseForMatch(o) !== normaliseForMatch(t),
         )
         const others = anchorPositions(words, otherTokens)
         const clash = placedByOwnWords(words, mine, others, own) ? null : clashingQualifier(words, mine, others, withQuestion)
@@ -220,7 +271,8 @@ export function findMisattachment(sentence: string, question: string, cited: Pro
 }
 
 function placedByOwnWords(words: PassageWord[], mine: Positioned[], others: Positioned[], own: string[]): boolean {
-  const near = (i: number, set: Positioned[]) => set.some((s) => s.unit === words[i]!.unit && s.at !== i && Math.abs(s.at - i) <= ATTACH_WINDOW)
+  const near = (i: number, set: Positioned[]) =>
+    set.some((s) => s.unit === words[i]!.unit && s.at !== i && Math.abs(s.at - i) <= ATTACH_WINDOW)
   return own.some((stem) => {
     const at = words.flatMap((w, i) => (w.stem === stem ? [i] : []))
     // Next to this value somewhere, and next to no other value anywhere in the passage.

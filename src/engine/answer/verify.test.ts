@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { PromptPassage } from './prompt'
 import { parseAnswerReply, repeatsQuestion, verifyReply, type Verification } from './verify'
+import { removalNotice } from './stages/verdict'
 
 const passages: PromptPassage[] = [
   {
@@ -179,7 +180,8 @@ describe('verifyReply: every sentence against the passages it cites', () => {
       page: null,
       text: '4. Added comprehensive tool annotations for better describing tool behavior, like whether it is read-only or destructive (PR #185)',
     }
-    const said = 'The release that brought in tool annotations, like marking a tool read-only or destructive, was version 2025-03-26.'
+    const said =
+      'The release that brought in tool annotations, like marking a tool read-only or destructive, was version 2025-03-26.'
     expect((await verifyReply(reply([[said, [1]]]), [log])).removed).toEqual([])
     // Without a version, the same words are not the passage's.
     expect(removedCodes(await verifyReply(reply([[said, [1]]]), [{ ...log, version: null }]))).toEqual(['words_not_covered'])
@@ -256,7 +258,8 @@ describe('a number the passage attaches to something else', () => {
           'If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream or Content-Type: application/json.',
       },
     ]
-    const question = 'When I POST a JSON-RPC request to a Streamable HTTP endpoint, what Accept header do I need and what kinds of responses can the server send back?'
+    const question =
+      'When I POST a JSON-RPC request to a Streamable HTTP endpoint, what Accept header do I need and what kinds of responses can the server send back?'
     const v = await verifyReply(
       reply([
         ['Every JSON-RPC message sent from the client MUST be a new HTTP POST request to the MCP endpoint.', [1]],
@@ -299,7 +302,9 @@ describe('an answer that restates the question', () => {
     // mcp-docs-people p25 with the real 1.5B model: refused twice as a restatement.
     const polar = 'Since 2025-03-26, has the guidance on what a stdio server may write to stderr changed?'
     expect(repeatsQuestion('Yes, the guidance on what a stdio server may write to stderr has changed [4].', polar)).toBe(false)
-    expect(repeatsQuestion('No, a stdio server may still write to stderr [2].', 'Can a stdio server write to stderr?')).toBe(false)
+    expect(repeatsQuestion('No, a stdio server may still write to stderr [2].', 'Can a stdio server write to stderr?')).toBe(
+      false,
+    )
     // Not a yes-or-no question, or no yes or no: still a restatement.
     expect(repeatsQuestion('Yes, an MCP client must put in the resource parameter during the OAuth flow [1].', q)).toBe(true)
     expect(repeatsQuestion('The guidance on what a stdio server may write to stderr has changed [4].', polar)).toBe(true)
@@ -323,5 +328,54 @@ describe('a question about a name no passage mentions', () => {
     expect(v.reply!.answerable).toBe(true)
     expect(v.repairs).toEqual([])
     expect(v.ok).toBe(true)
+  })
+})
+
+describe('a copied sentence that says the opposite', () => {
+  const spec: PromptPassage[] = [
+    {
+      ...passages[0]!,
+      heading: 'Lifecycle > Initialization',
+      text:
+        'The client SHOULD NOT send requests other than pings before the server has responded to the initialize request. ' +
+        'The server MAY send pings and logging before it receives the initialized notification.',
+    },
+  ]
+  const question = 'Can the client send requests before initialization finishes?'
+
+  it('removes a copy with the "not" dropped, naming the passage sentence', async () => {
+    const v = await verifyReply(
+      reply([
+        ['The client SHOULD send requests other than pings before the server has responded to the initialize request.', [1]],
+      ]),
+      spec,
+      { question },
+    )
+    expect(removedCodes(v)).toEqual(['opposite'])
+    expect(v.removed[0]!.reason).toContain('leaves out the "not"')
+    expect(v.removed[0]!.reason).toContain('SHOULD NOT send requests')
+    expect(removalNotice(v.removed)).toBe('1 sentence was removed: the cited passages say the opposite.')
+  })
+
+  it('removes a copy with a "not" added', async () => {
+    const v = await verifyReply(
+      reply([['The server may not send pings and logging before it receives the initialized notification.', [1]]]),
+      spec,
+      { question },
+    )
+    expect(removedCodes(v)).toEqual(['opposite'])
+    expect(v.removed[0]!.reason).toContain('says "not" where the passage sentence')
+  })
+
+  it('keeps a faithful copy, with "shouldn\'t" read as "not", and a sentence that rewords its source', async () => {
+    const v = await verifyReply(
+      reply([
+        ["The client shouldn't send requests other than pings before the server has responded to the initialize request.", [1]],
+        ['Before initialization completes, a client is limited to pings, which it may send while it waits for the server.', [1]],
+      ]),
+      spec,
+      { question, coverageFloor: 0.5 },
+    )
+    expect(removedCodes(v)).toEqual([])
   })
 })

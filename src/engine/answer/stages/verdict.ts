@@ -200,6 +200,7 @@ export function removalNotice(removed: RemovedSentence[], releases: string[] | n
   const release = removed.filter((r) => r.code === 'not_in_release').length
   const offTarget = removed.filter((r) => r.code === 'off_target').length
   if (offTarget === n) return `${head}: ${n === 1 ? 'it answers' : 'they answer'} something other than what was asked.`
+  if (removed.every((r) => r.code === 'opposite')) return `${head}: the cited passages say the opposite.`
   if (release === 0 && offTarget === 0) return `${head}: the cited passages do not say ${n === 1 ? 'it' : 'them'}.`
   if (release === 0)
     return `${head}: ${offTarget} about something other than what was asked, ${n - offTarget} that the cited passages do not say.`

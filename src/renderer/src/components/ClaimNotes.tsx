@@ -13,6 +13,7 @@ export function removedSummary(removed: RemovedSentence[]): string {
   const offTarget = removed.filter((r) => r.code === 'off_target').length
   // Each line gives its own reason; the summary names the kind when all are of one.
   if (offTarget === n) return `${head}: ${n === 1 ? 'it answers' : 'they answer'} something other than what was asked`
+  if (removed.every((r) => r.code === 'opposite')) return `${head}: the cited passages say the opposite`
   if (release === 0 && offTarget === 0) return `${head}: the cited passages do not say ${n === 1 ? 'it' : 'them'}`
   // The release rules removed it (engine answer/release-after.ts): each line gives the release's own reason.
   if (release === n) return `${head}: ${n === 1 ? 'it is' : 'they are'} about something this release does not have`
