@@ -147,6 +147,52 @@ describe('an answer that introduces a short example and does not give it', () =>
   })
 })
 
+describe('an answer that introduces a table and does not give it', () => {
+  // The shape of the MCP Inspector CLI page (p35 of mcp-docs-people, with the real model): the
+  // lead-in is followed by a table of exit codes, and the answer was the lead-in alone.
+  const EXIT_CODES =
+    'Every non-zero exit maps to a stable failure class, so a caller can branch on why without scraping prose:\n\n' +
+    '| Code | Meaning |\n| --- | --- |\n| 0 | Success. |\n| 3 | Server requires authentication. |\n| 4 | Server unreachable. |\n\n' +
+    'On any non-zero exit the CLI also writes a single JSON line to stderr.'
+
+  it('gets the rows of the table, without its header, which the app puts back above them', () => {
+    const { out, repairs } = complete(
+      [
+        {
+          text: 'Every non-zero exit maps to a stable failure class, so a caller can branch on why without scraping prose:',
+          cites: [1],
+        },
+      ],
+      [passage(1, EXIT_CODES)],
+    )
+    expect(out.slice(1)).toEqual([
+      { text: '| 0 | Success. |', cites: [1], added: 'list' },
+      { text: '| 3 | Server requires authentication. |', cites: [1], added: 'list' },
+      { text: '| 4 | Server unreachable. |', cites: [1], added: 'list' },
+    ])
+    expect(repairs).toEqual([
+      {
+        code: 'list_completed',
+        message: 'The answer introduced the table of passage [1] and gave 0 of its 3 rows; 3 were copied from it.',
+      },
+    ])
+  })
+
+  it('adds only the rows the answer does not give', () => {
+    const { out } = complete(
+      [
+        {
+          text: 'Every non-zero exit maps to a stable failure class, so a caller can branch on why without scraping prose:',
+          cites: [1],
+        },
+        { text: 'Code 3 means the server requires authentication.', cites: [1] },
+      ],
+      [passage(1, EXIT_CODES)],
+    )
+    expect(out.filter((s) => s.added).map((s) => s.text)).toEqual(['| 0 | Success. |', '| 4 | Server unreachable. |'])
+  })
+})
+
 describe('a procedure the answer stopped in', () => {
   it('gets the remaining steps, marked as procedure', () => {
     const { out, repairs } = complete(

@@ -1,6 +1,6 @@
 import type { VerificationRepair } from '../../shared/trace'
 import type { PromptPassage, ReplySentence } from './prompt'
-import { withNested } from './readable'
+import { SEPARATOR, withNested } from './readable'
 import { MAX_CODE_LINES, contentWords, splitUnits, type TextUnit } from './sentences'
 
 /**
@@ -95,7 +95,11 @@ export function completeLeadIns(
       // The answer's own sentences after the lead-in that give an item (the model may have begun the
       // list), judged by what sets each item apart: "Number Schema" is not given by "String Schema".
       const own = distinctive(items.map((it) => it.text))
-      const gives = (t: KeptSentence, k: number) => !t.added && coversWords(t.text, own[k]!)
+      // A table row is given only with its first cell, the value the row is about: "code 3 means
+      // the server requires authentication" gives the row of 3, not that of 4 ("Server unreachable").
+      const keys = items.map((it) => (it.kind === 'table' ? firstCell(it.text) : null))
+      const gives = (t: KeptSentence, k: number) =>
+        !t.added && coversWords(t.text, own[k]!) && (keys[k] == null || holdsToken(t.text, keys[k]!))
       const given = items.map((_, k) => out.slice(i + 1).some((t) => gives(t, k)))
       if (given.every(Boolean)) break
       const lastGiving = out.reduce((at, t, j) => (j > i && items.some((_, k) => gives(t, k)) ? j : at), i)
@@ -107,7 +111,7 @@ export function completeLeadIns(
         message:
           items[0]!.kind === 'code'
             ? `The answer introduced the example of passage [${p.n}] without giving it; it was copied from it.`
-            : `The answer introduced the list of passage [${p.n}] and gave ${gave} of its ${items.length} item${items.length === 1 ? '' : 's'}; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
+            : `The answer introduced the ${items[0]!.kind === 'table' ? 'table' : 'list'} of passage [${p.n}] and gave ${gave} of its ${items.length} ${items[0]!.kind === 'table' ? 'row' : 'item'}${items.length === 1 ? '' : 's'}; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
       })
       i = lastGiving + missing.length
       break
@@ -133,10 +137,37 @@ function leadInItems(text: string, units: TextUnit[], sentence: string): TextUni
     const next = units[j + 1]!
     if (lead.kind !== 'prose' || !leadsIn(lead.text) || !covers(sentence, lead.text)) continue
     if (next.kind === 'list') return topLevelItems(text, units, j + 1)
+    // "…maps to a stable failure class:" followed by a table of the codes: its rows are the items.
+    if (next.kind === 'table') return tableRows(units, j + 1)
     // "…writes a single JSON line to stderr:" followed by the line itself, as a short code block.
     if (next.kind === 'code' && next.text.split('\n').length <= MAX_CODE_LINES) return [next]
   }
   return null
+}
+
+/** A table row's first cell, as plain text; null when empty. */
+function firstCell(row: string): string | null {
+  // Markdown emphasis and code marks are not part of the value ("`-32602`", "**3**").
+  const cell = (row.trim().replace(/^\|/, '').split('|')[0] ?? '').replace(/[`*]/g, '').trim()
+  return cell.length > 0 ? cell : null
+}
+
+/** Whether the text holds the value as a token of its own ("3" in "code 3 means", not in "30"). */
+function holdsToken(text: string, value: string): boolean {
+  const v = value.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return new RegExp(`(?:^|[^\\p{L}\\p{N}_])${v}(?:$|[^\\p{L}\\p{N}_])`, 'u').test(text.toLowerCase())
+}
+
+/**
+ * The body rows of the table that starts at `units[from]` (its header and separator left out: the
+ * app shows copied rows under their table's header, readable.ts); null when it has none.
+ */
+function tableRows(units: TextUnit[], from: number): TextUnit[] | null {
+  const run: TextUnit[] = []
+  for (let k = from; k < units.length && units[k]!.kind === 'table'; k++) run.push(units[k]!)
+  const headed = run.length >= 2 && SEPARATOR.test(run[1]!.text)
+  const body = (headed ? run.slice(2) : run).filter((u) => !SEPARATOR.test(u.text))
+  return body.length > 0 ? body : null
 }
 
 /**
