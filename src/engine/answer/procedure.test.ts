@@ -193,6 +193,36 @@ describe('an answer that introduces a table and does not give it', () => {
   })
 })
 
+describe('a lead-in whose list is in another passage', () => {
+  // The shape of the MCP 2026-07-28 overview (p07 of mcp-docs-people): the chunker ended one
+  // chunk with "MCP defines the following error codes:" and opened the next with the table, and
+  // the model cited neither, but a passage whose own lead-in introduces an example.
+  const overview = (n: number, text: string): PromptPassage => ({ ...passage(n, text), path: 'basic/index.md' })
+  const END = overview(1, 'MCP partitions this range for itself.\n\nMCP defines the following error codes:')
+  const TABLE = overview(
+    2,
+    '| Code | Name |\n| --- | --- |\n| -32020 | HeaderMismatch |\n| -32022 | UnsupportedProtocolVersion |\n\nEarlier codes stay reserved.',
+  )
+  const EXAMPLE = passage(
+    3,
+    'Servers MUST reject a mismatch and return an error like:\n\n```json\n{ "code": -32020, "message": "Header mismatch" }\n```',
+  )
+
+  it('gets the rows from the next chunk of the same document, citing it, rather than another passage example', () => {
+    const { out } = complete([{ text: 'The spec defines the following error codes:', cites: [3] }], [END, TABLE, EXAMPLE])
+    expect(out.slice(1)).toEqual([
+      { text: '| -32020 | HeaderMismatch |', cites: [2], added: 'list' },
+      { text: '| -32022 | UnsupportedProtocolVersion |', cites: [2], added: 'list' },
+    ])
+  })
+
+  it('takes nothing from a passage of another document that opens with a table', () => {
+    const elsewhere = { ...TABLE, path: 'other.md' }
+    const { out } = complete([{ text: 'The spec defines the following error codes:', cites: [1] }], [END, elsewhere])
+    expect(out).toHaveLength(1)
+  })
+})
+
 describe('a procedure the answer stopped in', () => {
   it('gets the remaining steps, marked as procedure', () => {
     const { out, repairs } = complete(

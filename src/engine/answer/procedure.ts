@@ -83,15 +83,22 @@ export function completeLeadIns(
   repairs: VerificationRepair[],
 ): KeptSentence[] {
   const out: KeptSentence[] = [...kept]
-  const byN = new Map(passages.map((p) => [p.n, p]))
   for (let i = 0; i < out.length; i++) {
     const s = out[i]!
     if (s.added || !leadsIn(s.text)) continue
-    for (const n of s.cites) {
-      const p = byN.get(n)
-      const found = p ? listAfterLeadIn(fullText(p), s.text) : null
-      if (!p || !found) continue
-      const { items, whole } = found
+    // The passage whose lead-in the sentence says most closely, a cited one first among equals:
+    // "The spec defines the following error codes:" is the overview's "MCP defines the following
+    // error codes:", though the model cited three other passages, one of which introduces an
+    // example with "…MUST return an error like:" (p07 of mcp-docs-people). The items are
+    // copied from, and cite, the passage that holds them.
+    const cited = new Set(s.cites)
+    const sources = [...passages]
+      .sort((a, b) => Number(cited.has(b.n)) - Number(cited.has(a.n)))
+      .map((p) => listAfterLeadIn(p, fullText(p), s.text) ?? continued(p, passages, fullText, s.text))
+      .filter((x): x is ListSource => x !== null)
+      .sort((a, b) => leadShare(s.text, b.lead) - leadShare(s.text, a.lead))
+    for (const source of sources.slice(0, 1)) {
+      const { passage: p, items, whole } = source
       // The answer's own sentences after the lead-in that give an item (the model may have begun the
       // list), judged by what sets each item apart: "Number Schema" is not given by "String Schema".
       const own = distinctive(items.map((it) => it.text))
@@ -125,22 +132,74 @@ export function completeLeadIns(
  * answer's sentence says what that lead-in says (half of its content words), each with what is
  * shown when it is copied (`whole`: an item that ends in a colon, with its nested items); else null.
  */
-function listAfterLeadIn(text: string, sentence: string): { items: TextUnit[]; whole: (u: TextUnit) => string } | null {
-  const units = splitUnits(text)
-  const found = leadInItems(text, units, sentence)
-  return found && { items: found, whole: (u) => withNested(u.text, units, units.indexOf(u), text) }
+/** Share of a lead-in's content words that the answer's sentence holds. */
+function leadShare(sentence: string, lead: string): number {
+  const words = [...new Set(contentWords(lead))]
+  if (words.length === 0) return 0
+  const have = new Set(contentWords(sentence))
+  return words.filter((w) => have.has(w)).length / words.length
 }
 
-function leadInItems(text: string, units: TextUnit[], sentence: string): TextUnit[] | null {
+interface ListSource {
+  /** The passage's sentence that introduces the items. */
+  lead: string
+  /** The passage the items are copied from, and cited. */
+  passage: PromptPassage
+  items: TextUnit[]
+  whole: (u: TextUnit) => string
+}
+
+function listAfterLeadIn(passage: PromptPassage, text: string, sentence: string): ListSource | null {
+  const units = splitUnits(text)
+  const found = leadInItems(text, units, sentence)
+  return (
+    found && { lead: found.lead, passage, items: found.items, whole: (u) => withNested(u.text, units, units.indexOf(u), text) }
+  )
+}
+
+/**
+ * The list or table a passage's last sentence introduces, when the chunker put it in the next
+ * chunk: another passage of the same document that opens with a list or a table. Seen: "MCP
+ * defines the following error codes:" ends one chunk of the 2026-07-28 overview, and the table
+ * of codes opens the next, which the model read too (p07 of mcp-docs-people).
+ */
+function continued(
+  passage: PromptPassage,
+  passages: PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  sentence: string,
+): ListSource | null {
+  const units = splitUnits(fullText(passage))
+  const last = units[units.length - 1]
+  if (!last || last.kind !== 'prose' || !leadsIn(last.text) || !covers(sentence, last.text)) return null
+  for (const next of passages) {
+    if (next.n === passage.n || next.path !== passage.path) continue
+    const text = fullText(next)
+    const opening = splitUnits(text)
+    const items =
+      opening[0]?.kind === 'list' ? topLevelItems(text, opening, 0) : opening[0]?.kind === 'table' ? tableRows(opening, 0) : null
+    if (items && items.length > 0)
+      return { lead: last.text, passage: next, items, whole: (u) => withNested(u.text, opening, opening.indexOf(u), text) }
+  }
+  return null
+}
+
+function leadInItems(text: string, units: TextUnit[], sentence: string): { lead: string; items: TextUnit[] } | null {
   for (let j = 0; j + 1 < units.length; j++) {
     const lead = units[j]!
     const next = units[j + 1]!
     if (lead.kind !== 'prose' || !leadsIn(lead.text) || !covers(sentence, lead.text)) continue
-    if (next.kind === 'list') return topLevelItems(text, units, j + 1)
-    // "…maps to a stable failure class:" followed by a table of the codes: its rows are the items.
-    if (next.kind === 'table') return tableRows(units, j + 1)
-    // "…writes a single JSON line to stderr:" followed by the line itself, as a short code block.
-    if (next.kind === 'code' && next.text.split('\n').length <= MAX_CODE_LINES) return [next]
+    const items =
+      next.kind === 'list'
+        ? topLevelItems(text, units, j + 1)
+        : // "…maps to a stable failure class:" followed by a table of the codes: its rows are the items.
+          next.kind === 'table'
+          ? tableRows(units, j + 1)
+          : // "…writes a single JSON line to stderr:" followed by the line itself, as a short code block.
+            next.kind === 'code' && next.text.split('\n').length <= MAX_CODE_LINES
+            ? [next]
+            : null
+    if (items) return { lead: lead.text, items }
   }
   return null
 }
