@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import type { VerificationRepair } from '../../shared/trace'
-import { addKeySentences, HISTORY_RELEASES, keySentences, KEY_SENTENCES } from './key-sentences'
+import {
+  addKeySentences,
+  asksRequirement,
+  HISTORY_RELEASES,
+  keySentences,
+  KEY_SENTENCES,
+  requirementSentence,
+} from './key-sentences'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
 
@@ -71,7 +78,9 @@ describe('key sentences of the best passages', () => {
 2. MUST include it in token requests.
 3. MUST use the canonical URI of the MCP server as defined in RFC 8707 Section 2.`
     const kept = [{ text: 'The client sends a resource parameter during the OAuth flow.', cites: [1] }]
-    const { out } = await run(kept, 'Which URI goes in the resource parameter, the canonical URI of the server?', [passage(1, RESOURCE)])
+    const { out } = await run(kept, 'Which URI goes in the resource parameter, the canonical URI of the server?', [
+      passage(1, RESOURCE),
+    ])
     const added = out.filter((s) => s.added).map((s) => s.text)
     expect(added).toContain('- MUST use the canonical URI of the MCP server as defined in RFC 8707 Section 2.')
     expect(added.some((t) => /^\d+\. /.test(t))).toBe(false)
@@ -252,7 +261,11 @@ describe('a question about what changed', () => {
       log(2, '2025-11-25', ['Clarify that servers using stdio transport may use stderr for all types of logging.']),
     ]
     const kept = [{ text: 'The server MAY write UTF-8 strings to its standard error for logging.', cites: [2] }]
-    const out = await history(kept, stderr, 'Since 2025-03-26, has the guidance on what a stdio server may write to stderr changed?')
+    const out = await history(
+      kept,
+      stderr,
+      'Since 2025-03-26, has the guidance on what a stdio server may write to stderr changed?',
+    )
     expect(out.some((s) => s.text.includes('HTTP+SSE'))).toBe(false)
     expect(out.filter((s) => s.added).map((s) => s.text)).toEqual([
       '- Clarify that servers using stdio transport may use stderr for all types of logging.',
@@ -285,5 +298,46 @@ describe('through the engine', () => {
     expect(result.answer).toContain('Accept header')
     expect(result.citations).toHaveLength(1)
     expect(JSON.stringify(trace)).toContain('key_sentences_added')
+  })
+})
+
+describe('a question whether something is required', () => {
+  // The shape of the 2025-06-18 authorization page (p36 of mcp-docs-people, with the real model).
+  const PKCE = passage(
+    1,
+    'An attacker who has gained access to an authorization code can try to redeem it for an access token.\n\n' +
+      'To mitigate this, MCP clients MUST implement PKCE according to OAuth 2.1 Section 7.5.2. ' +
+      'PKCE helps prevent authorization code interception and injection attacks by requiring clients to create a secret verifier-challenge pair.',
+  )
+  const FLOW = passage(2, 'The complete authorization flow proceeds as follows: the client opens the browser.')
+  const explained: KeptSentence = {
+    text: 'PKCE helps prevent authorization code interception and injection attacks by requiring clients to create a secret verifier-challenge pair.',
+    cites: [1],
+  }
+
+  it('recognises yes-or-no questions about an obligation or a permission, and no others', () => {
+    expect(asksRequirement('does the spec require PKCE for the OAuth flow?')).toBe(true)
+    expect(asksRequirement('Do MCP servers have to support dynamic client registration?')).toBe(true)
+    expect(asksRequirement('Is the title field optional?')).toBe(true)
+    expect(asksRequirement('How does PKCE work?')).toBe(false)
+    expect(asksRequirement('What is required to register a client?')).toBe(false)
+  })
+
+  it('puts first the sentence that states the requirement about the subject the answer explained', async () => {
+    const { out, repairs } = await run([explained], 'does the spec require PKCE for the OAuth flow?', [PKCE, FLOW])
+    expect(out[0]).toEqual({
+      text: 'To mitigate this, MCP clients MUST implement PKCE according to OAuth 2.1 Section 7.5.2.',
+      cites: [1],
+      added: 'quote',
+    })
+    expect(out[1]).toEqual(explained)
+    expect(repairs.map((r) => r.code)).toEqual(['key_sentences_added'])
+  })
+
+  it('adds none when the answer already states a requirement level, or the documents write no keyword', () => {
+    const stated: KeptSentence = { text: 'MCP clients MUST implement PKCE.', cites: [1] }
+    expect(requirementSentence([stated.text], [PKCE], (p) => p.text, 'does the spec require PKCE?')).toBeNull()
+    const plain = passage(1, 'Clients use PKCE. PKCE stops code interception.')
+    expect(requirementSentence([explained.text], [plain], (p) => p.text, 'does the spec require PKCE?')).toBeNull()
   })
 })

@@ -161,6 +161,67 @@ export function historySentences(
     .sort((a, b) => compareVersions(a.passage.version!, b.passage.version!))
 }
 
+/**
+ * A question whether something is required or allowed: a yes-or-no question ("does the spec
+ * require PKCE?", "do servers have to support dynamic client registration?", "is the title field
+ * optional?", "may a client send pings early?") about an obligation or a permission.
+ */
+const YES_NO =
+  /^\s*(?:and\s+|so\s+|but\s+)?(?:do|does|did|is|are|was|were|must|should|can|could|may|will|would|shall|has|have)\b/i
+const OBLIGATION =
+  /\b(?:requires?|required|requirements?|must|mandatory|obligatory|optional|have to|has to|need(?:s)? to|allowed|permitted|forbidden|may|shall|should)\b/i
+
+/** The words of asking about an obligation, as contentWords stems them. */
+const OBLIGATION_WORDS: ReadonlySet<string> = new Set(
+  contentWords(
+    'require requires required requirement requirements must mandatory obligatory optional have has need needs allowed allow permitted forbidden may shall should support supports supported spec specification',
+  ),
+)
+
+export function asksRequirement(question: string): boolean {
+  return YES_NO.test(question) && OBLIGATION.test(question)
+}
+
+/** The requirement keywords of specifications (BCP 14), as they write them: in capitals. */
+const REQUIREMENT = /\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|SHOULD(?: NOT)?|REQUIRED|NOT RECOMMENDED|RECOMMENDED|MAY|OPTIONAL)\b/
+
+/**
+ * For a question whether something is required or allowed, whose answer states no requirement
+ * level: the sentence of a passage the model read that does, about the question's subject. A
+ * 1.5B model asked "does the spec require PKCE for the OAuth flow?" explained what PKCE does, from
+ * the passage whose previous sentence says "MCP clients MUST implement PKCE according to OAuth
+ * 2.1 Section 7.5.2" (p36 of mcp-docs-people). The sentence must hold the question's most specific
+ * term (its heaviest weight over the passages) and a requirement keyword in capitals, as
+ * specifications write them; documents that write none get nothing.
+ */
+export function requirementSentence(
+  answer: readonly string[],
+  passages: readonly PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  question: string,
+): KeyPick | null {
+  if (!asksRequirement(question) || answer.some((s) => REQUIREMENT.test(s))) return null
+  const ranked = [...passages].sort((a, b) => a.n - b.n)
+  const weights = aboutWhat(questionWeights(question, ranked.map(fullText)))
+  const exact = exactTerms(question)
+  // The subject is what is required ("PKCE"), not the asking ("require"): of the question's other
+  // terms, the heaviest the answer itself is about (it explained PKCE), else the heaviest.
+  const answered = new Set(answer.flatMap((s) => contentWords(s)))
+  const answeredText = answer.join('\n').toLowerCase()
+  const terms = [...weights].filter(([t]) => !OBLIGATION_WORDS.has(t)).sort((a, b) => b[1] - a[1])
+  const inAnswer = terms.filter(([t]) => answered.has(t) || (exact.has(t) && answeredText.includes(t)))
+  const subject = (inAnswer[0] ?? terms[0])?.[0]
+  if (!subject) return null
+  let best: KeyPick | null = null
+  for (const c of unsaid(answer, ranked, fullText)) {
+    if (!REQUIREMENT.test(c.unit.text)) continue
+    if (!(c.words.has(subject) || (exact.has(subject) && c.lower.includes(subject)))) continue
+    const score = unitScore(c.words, c.unit.text, weights, exact)
+    if (!best || score > best.score) best = { passage: c.passage, unit: c.unit, follows: c.follows, score }
+  }
+  return best
+}
+
 /** A list item's own marker ("9. ", "* ") as a plain bullet. */
 const asBullet = (text: string) => text.replace(LIST_MARKER, '- ')
 
@@ -187,10 +248,13 @@ export async function addKeySentences(
   // Each scan cuts the passages afresh, so one line is the same place in the same passage.
   const place = (p: KeyPick) => `${p.passage.n}:${p.unit.start}`
   const inHistory = new Set(changes.map(place))
+  // A question whether something is required is answered first by the rule that says so.
+  const rule = requirementSentence(texts, passages, fullText, question)
+  const first = new Set(rule ? [place(rule)] : [])
   const key = keySentences(texts, passages, fullText, question)
-    .filter((k) => !inHistory.has(place(k)))
+    .filter((k) => !inHistory.has(place(k)) && !first.has(place(k)))
     .sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start)
-  let picks = [...key, ...changes]
+  let picks = [...(rule ? [rule] : []), ...key, ...changes]
   if (picks.length && misses) {
     const out = new Set((await misses(picks.map(said))).map((m) => m.index))
     picks = picks.filter((_, i) => !out.has(i))
@@ -200,7 +264,7 @@ export async function addKeySentences(
   for (const pick of picks) {
     const last = out.reduce((at, s, i) => (s.cites.includes(pick.passage.n) ? i : at), -1)
     const historyLine = inHistory.has(place(pick))
-    const at = historyLine ? out.length : last >= 0 ? last + 1 : out.length
+    const at = first.has(place(pick)) ? 0 : historyLine ? out.length : last >= 0 ? last + 1 : out.length
     const added = [pick.unit, ...(pick.follows ? [pick.follows] : [])].map((u) => ({
       // A change-log line read beside other releases' lines is an item of the history, not the
       // ninth item of its own release's list.
