@@ -112,41 +112,48 @@ function negations(text: string): string[] {
   })
 }
 
-/** Share of a sentence's content words one passage unit must hold for the sentence to count as a copy of it. */
+/** Share of a sentence's content words one passage sentence must hold for the sentence to count as a copy of it. */
 export const COPY_SHARE = 0.8
+/** And share of that passage sentence's content words the sentence must hold: a copy, not a part of it. */
+export const COPIED_SHARE = 0.6
+
+/** The sentences of a passage unit: a list item or a row can hold several ("1. Remove sessions. List endpoints are no longer…"). */
+function sentencesOf(unit: string): string[] {
+  return unit.split(/(?<=[.!?])\s+(?=[A-Z0-9"'`(])/).filter((x) => x.trim().length > 0)
+}
 
 /**
  * A sentence that copies one passage sentence (at least COPY_SHARE of its content words are in
- * that one unit) and says it with a negation more or fewer: "Servers MUST send a response"
- * from "Servers MUST NOT send a response". Every word of it is in the passage, so the checks above
- * pass it. A sentence that rewords its source (fewer of its words in any one unit) is not judged:
- * "wait for the reply before sending" says "do not send before the reply" without a "not".
- * Returns the reason in words, or null.
+ * it, and it holds at least COPIED_SHARE of that sentence's) and says it with a negation more or
+ * fewer: "Servers MUST send a response" from "Servers MUST NOT send a response". Every word of it
+ * is in the passage, so the checks above pass it. A sentence that rewords its source is not
+ * judged: "wait for the reply before sending" says "do not send before the reply" without a
+ * "not". Returns the reason in words, or null.
  */
 export function findOpposite(sentence: string, cited: PromptPassage[]): string | null {
   const words = [...new Set(contentWords(sentence))]
   if (words.length < 3) return null
-  const mine = negations(sentence).length
-  let closest: { share: number; unit: string } | null = null
+  const mine = new Set(words)
+  const copies: { share: number; text: string }[] = []
   for (const p of cited)
-    for (const u of splitUnits(p.text)) {
-      const have = new Set(contentWords(u.text))
-      const share = words.filter((w) => have.has(w)).length / words.length
-      if (share >= COPY_SHARE && (!closest || share > closest.share)) closest = { share, unit: u.text }
-    }
-  if (!closest) return null
-  // The copied unit may hold more than the sentence took from it: any unit with the same count of
-  // negations as the sentence, among those it copies as well, supports it.
-  const copies = cited.flatMap((p) =>
-    splitUnits(p.text).filter((u) => {
-      const have = new Set(contentWords(u.text))
-      return words.filter((w) => have.has(w)).length / words.length >= closest!.share - 1e-9
-    }),
-  )
-  if (copies.some((u) => negations(u.text).length === mine)) return null
-  const theirs = negations(closest.unit).length
-  const shown = closest.unit.length > 140 ? `${closest.unit.slice(0, 137)}…` : closest.unit
-  return mine > theirs
+    for (const u of splitUnits(p.text))
+      for (const text of sentencesOf(u.text)) {
+        const theirs = [...new Set(contentWords(text))]
+        if (theirs.length === 0) continue
+        const have = new Set(theirs)
+        const share = words.filter((w) => have.has(w)).length / words.length
+        const copied = theirs.filter((w) => mine.has(w)).length / theirs.length
+        if (share >= COPY_SHARE && copied >= COPIED_SHARE) copies.push({ share, text })
+      }
+  if (copies.length === 0) return null
+  // Any passage sentence it copies as closely, with as many negations, supports it.
+  const best = Math.max(...copies.map((c) => c.share))
+  const closest = copies.filter((c) => c.share >= best - 1e-9)
+  const count = negations(sentence).length
+  if (closest.some((c) => negations(c.text).length === count)) return null
+  const source = closest[0]!.text
+  const shown = source.length > 140 ? `${source.slice(0, 137)}…` : source
+  return count > negations(source).length
     ? `it says "not" where the passage sentence it copies does not ("${shown}")`
     : `it leaves out the "not" of the passage sentence it copies ("${shown}")`
 }

@@ -367,6 +367,24 @@ describe('a copied sentence that says the opposite', () => {
     expect(v.removed[0]!.reason).toContain('says "not" where the passage sentence')
   })
 
+  it('judges the sentence of a list item that it copies, not the other sentences of the item', async () => {
+    // Seen on mcp-docs' fit half: the change log's item goes on "… are no longer …" after the copied sentence.
+    const item: PromptPassage[] = [
+      {
+        ...passages[0]!,
+        text:
+          '1. Remove protocol-level sessions and the Mcp-Session-Id header from the Streamable HTTP transport. ' +
+          'List endpoints are no longer paginated by session.\n2. Make MCP stateless.',
+      },
+    ]
+    const v = await verifyReply(
+      reply([['Remove protocol-level sessions and the Mcp-Session-Id header from the Streamable HTTP transport.', [1]]]),
+      item,
+      { question: 'What changed about sessions?' },
+    )
+    expect(removedCodes(v)).toEqual([])
+  })
+
   it('keeps a faithful copy, with "shouldn\'t" read as "not", and a sentence that rewords its source', async () => {
     const v = await verifyReply(
       reply([
