@@ -178,6 +178,32 @@ describe('a verified answer, sentence by sentence', () => {
     expect(note.textContent).toContain('which the question asks about')
   })
 
+  it('says a sentence was removed for saying the opposite of the passage sentence it copies', async () => {
+    await answerWith({
+      answer: 'The client SHOULD NOT send requests other than pings before the server has responded [1].',
+      citations: [cite(1, 'specification/2025-06-18/basic/lifecycle.mdx', '2025-06-18')],
+      sentences: [
+        { text: 'The client SHOULD NOT send requests other than pings before the server has responded.', citations: [1] },
+      ],
+      removed: [
+        {
+          text: 'The server SHOULD send requests before it receives the initialized notification.',
+          cited: [1],
+          code: 'opposite',
+          reason:
+            'it leaves out the "not" of the passage sentence it copies ("The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.")',
+        },
+      ],
+    })
+    await screen.findByLabelText('Answer')
+    const note = screen.getByRole('note', { name: 'Removed sentences' })
+    expect(within(note).getByText('1 sentence was removed: the cited passages say the opposite')).toBeTruthy()
+    expect(
+      within(note).getByText('The server SHOULD send requests before it receives the initialized notification.').tagName,
+    ).toBe('DEL')
+    expect(note.textContent).toContain('leaves out the "not"')
+  })
+
   it('an abstention shows its explanation above the closest sections, and the sentences it removed', async () => {
     await answerWith({
       abstained: true,
