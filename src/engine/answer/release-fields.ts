@@ -6,7 +6,7 @@ import { TSQUERY_SQL, termQuery, type TracedTerm } from './release-counts'
  * A field a release lacks, asked about by a plain word. "What is the title field on a tool for, in
  * the 2025-03-26 spec?" and "the completion context in 2025-03-26" name a field of a feature the
  * release has (tools, completion) with an everyday word ("title", "context") that the release's
- * documents use anyway: in guides, in card markup, in "Model Context Protocol". Counting the word
+ * documents use anyway: in guides' code samples, in "Model Context Protocol". Counting the word
  * says the release mentions it, and the model then answers from a guide's field list or from the
  * feature's other fields.
  *
