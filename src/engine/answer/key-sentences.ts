@@ -161,11 +161,6 @@ export function historySentences(
     .sort((a, b) => compareVersions(a.passage.version!, b.passage.version!))
 }
 
-/**
- * A question whether something is required or allowed: a yes-or-no question ("does the spec
- * require PKCE?", "do servers have to support dynamic client registration?", "is the title field
- * optional?", "may a client send pings early?") about an obligation or a permission.
- */
 const YES_NO =
   /^\s*(?:and\s+|so\s+|but\s+)?(?:do|does|did|is|are|was|were|must|should|can|could|may|will|would|shall|has|have)\b/i
 const OBLIGATION =
@@ -178,6 +173,11 @@ const OBLIGATION_WORDS: ReadonlySet<string> = new Set(
   ),
 )
 
+/**
+ * A question whether something is required or allowed: a yes-or-no question ("does the spec
+ * require PKCE?", "do servers have to support dynamic client registration?", "is the title field
+ * optional?", "may a client send pings early?") about an obligation or a permission.
+ */
 export function asksRequirement(question: string): boolean {
   return YES_NO.test(question) && OBLIGATION.test(question)
 }
@@ -190,9 +190,9 @@ const REQUIREMENT = /\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|SHOULD(?: NOT)?|REQUIRED|
  * level: the sentence of a passage the model read that does, about the question's subject. A
  * 1.5B model asked "does the spec require PKCE for the OAuth flow?" explained what PKCE does, from
  * the passage whose previous sentence says "MCP clients MUST implement PKCE according to OAuth
- * 2.1 Section 7.5.2" (p36 of mcp-docs-people). The sentence must hold the question's most specific
- * term (its heaviest weight over the passages) and a requirement keyword in capitals, as
- * specifications write them; documents that write none get nothing.
+ * 2.1 Section 7.5.2" (p36 of mcp-docs-people). The sentence must hold the question's subject (of
+ * its terms other than the asking, the heaviest the answer itself is about) and a requirement
+ * keyword in capitals, as specifications write them; documents that write none get nothing.
  */
 export function requirementSentence(
   answer: readonly string[],

@@ -1,4 +1,5 @@
 import type { PromptPassage } from './prompt'
+import { escapeRegExp } from '../core/regexp'
 
 /**
  * What the words of a claim must find in the passages it cites: numbers (kept whole, grouped
@@ -133,7 +134,7 @@ export function haystack(p: Pick<PromptPassage, 'text' | 'heading' | 'path' | 'v
 export function containsNumber(hay: string, token: string): boolean {
   // "32602" must not count as found inside "132602"; a leading minus may be written as a word.
   const bare = ungroup(token).replace(/^-/, '')
-  const re = new RegExp(`(?<![\\d])${bare.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\d])`)
+  const re = new RegExp(`(?<![\\d])${escapeRegExp(bare)}(?![\\d])`)
   if (re.test(hay)) return true
   // A range ("10-20") the passage may write as "10 to 20": both ends must be there.
   const range = /^(\d+)[-–](\d+)$/.exec(bare)
@@ -147,7 +148,6 @@ export function containsQuote(hay: string, quote: string): boolean {
     .filter((piece) => piece.length > 0)
   return pieces.length > 0 && pieces.every((piece) => hay.includes(piece))
 }
-
 
 /** The text without its [n] citation markers and the spaces they leave. */
 export function stripMarkers(text: string): string {

@@ -1,4 +1,5 @@
 import type { VerificationRepair } from '../../shared/trace'
+import { escapeRegExp } from '../core/regexp'
 import type { PromptPassage, ReplySentence } from './prompt'
 import { SEPARATOR, withNested } from './readable'
 import { MAX_CODE_LINES, contentWords, splitUnits, type TextUnit } from './sentences'
@@ -97,47 +98,39 @@ export function completeLeadIns(
       .map((p) => listAfterLeadIn(p, fullText(p), s.text) ?? continued(p, passages, fullText, s.text))
       .filter((x): x is ListSource => x !== null)
       .sort((a, b) => leadShare(s.text, b.lead) - leadShare(s.text, a.lead))
-    for (const source of sources.slice(0, 1)) {
-      const { passage: p, items, whole } = source
-      // The answer's own sentences after the lead-in that give an item (the model may have begun the
-      // list), judged by what sets each item apart: "Number Schema" is not given by "String Schema".
-      const own = distinctive(items.map((it) => it.text))
-      // A table row is given only with its first cell, the value the row is about: "code 3 means
-      // the server requires authentication" gives the row of 3, not that of 4 ("Server unreachable").
-      const keys = items.map((it) => (it.kind === 'table' ? firstCell(it.text) : null))
-      const gives = (t: KeptSentence, k: number) =>
-        !t.added && coversWords(t.text, own[k]!) && (keys[k] == null || holdsToken(t.text, keys[k]!))
-      const given = items.map((_, k) => out.slice(i + 1).some((t) => gives(t, k)))
-      if (given.every(Boolean)) break
-      const lastGiving = out.reduce((at, t, j) => (j > i && items.some((_, k) => gives(t, k)) ? j : at), i)
-      const missing = items.filter((_, k) => !given[k]).slice(0, MAX_ADDED)
-      out.splice(lastGiving + 1, 0, ...missing.map((it) => ({ text: whole(it), cites: [p.n], added: 'list' as const })))
-      const gave = given.filter(Boolean).length
-      repairs.push({
-        code: 'list_completed',
-        message:
-          items[0]!.kind === 'code'
-            ? `The answer introduced the example of passage [${p.n}] without giving it; it was copied from it.`
-            : `The answer introduced the ${items[0]!.kind === 'table' ? 'table' : 'list'} of passage [${p.n}] and gave ${gave} of its ${items.length} ${items[0]!.kind === 'table' ? 'row' : 'item'}${items.length === 1 ? '' : 's'}; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
-      })
-      i = lastGiving + missing.length
-      break
-    }
+    const source = sources[0]
+    if (!source) continue
+    const { passage: p, items, whole } = source
+    // The answer's own sentences after the lead-in that give an item (the model may have begun the
+    // list), judged by what sets each item apart: "Number Schema" is not given by "String Schema".
+    const own = distinctive(items.map((it) => it.text))
+    // A table row is given only with its first cell, the value the row is about: "code 3 means
+    // the server requires authentication" gives the row of 3, not that of 4 ("Server unreachable").
+    const keys = items.map((it) => (it.kind === 'table' ? firstCell(it.text) : null))
+    const gives = (t: KeptSentence, k: number) =>
+      !t.added && coversWords(t.text, own[k]!) && (keys[k] == null || holdsToken(t.text, keys[k]!))
+    const given = items.map((_, k) => out.slice(i + 1).some((t) => gives(t, k)))
+    if (given.every(Boolean)) continue
+    const lastGiving = out.reduce((at, t, j) => (j > i && items.some((_, k) => gives(t, k)) ? j : at), i)
+    const missing = items.filter((_, k) => !given[k]).slice(0, MAX_ADDED)
+    out.splice(lastGiving + 1, 0, ...missing.map((it) => ({ text: whole(it), cites: [p.n], added: 'list' as const })))
+    const gave = given.filter(Boolean).length
+    const [shape, part] = items[0]!.kind === 'table' ? ['table', 'row'] : ['list', 'item']
+    repairs.push({
+      code: 'list_completed',
+      message:
+        items[0]!.kind === 'code'
+          ? `The answer introduced the example of passage [${p.n}] without giving it; it was copied from it.`
+          : `The answer introduced the ${shape} of passage [${p.n}] and gave ${gave} of its ${items.length} ${part}${items.length === 1 ? '' : 's'}; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
+    })
+    i = lastGiving + missing.length
   }
   return out
 }
 
-/**
- * The top-level items of the list that follows the passage's own lead-in sentence, when the
- * answer's sentence says what that lead-in says (half of its content words), each with what is
- * shown when it is copied (`whole`: an item that ends in a colon, with its nested items); else null.
- */
 /** Share of a lead-in's content words that the answer's sentence holds. */
 function leadShare(sentence: string, lead: string): number {
-  const words = [...new Set(contentWords(lead))]
-  if (words.length === 0) return 0
-  const have = new Set(contentWords(sentence))
-  return words.filter((w) => have.has(w)).length / words.length
+  return shareHeld(sentence, [...new Set(contentWords(lead))])
 }
 
 interface ListSource {
@@ -149,6 +142,12 @@ interface ListSource {
   whole: (u: TextUnit) => string
 }
 
+/**
+ * The top-level items of the list (or rows of the table, or the short code block) that follows the
+ * passage's own lead-in sentence, when the answer's sentence says what that lead-in says (half of
+ * its content words), each with what is shown when it is copied (`whole`: an item that ends in a
+ * colon, with its nested items); else null.
+ */
 function listAfterLeadIn(passage: PromptPassage, text: string, sentence: string): ListSource | null {
   const units = splitUnits(text)
   const found = leadInItems(text, units, sentence)
@@ -213,7 +212,7 @@ function firstCell(row: string): string | null {
 
 /** Whether the text holds the value as a token of its own ("3" in "code 3 means", not in "30"). */
 function holdsToken(text: string, value: string): boolean {
-  const v = value.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const v = escapeRegExp(value.toLowerCase())
   return new RegExp(`(?:^|[^\\p{L}\\p{N}_])${v}(?:$|[^\\p{L}\\p{N}_])`, 'u').test(text.toLowerCase())
 }
 
@@ -258,9 +257,14 @@ function covers(sentence: string, step: string): boolean {
 }
 
 function coversWords(sentence: string, words: string[]): boolean {
-  if (words.length === 0) return false
+  return shareHeld(sentence, words) >= STEP_COVERED
+}
+
+/** Share of `words` that the sentence holds (0 when there are none). */
+function shareHeld(sentence: string, words: string[]): number {
+  if (words.length === 0) return 0
   const have = new Set(contentWords(sentence))
-  return words.filter((w) => have.has(w)).length / words.length >= STEP_COVERED
+  return words.filter((w) => have.has(w)).length / words.length
 }
 
 /** Each item's content words less those every item has ("Schema" in a list of schema types); all of them when none is left. */

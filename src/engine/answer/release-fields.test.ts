@@ -114,8 +114,8 @@ describe('what the question calls a field, and what a key is', () => {
   })
 
   it('names the first later release with the field, else the last earlier one', () => {
-    expect(nearestWithField(['2.0', '3.0'], ['1.0'])).toBe('2.0')
-    expect(nearestWithField(['1.0', '2.0'], ['3.0'])).toBe('2.0')
+    expect(nearestWithField(['2.0', '3.0'], ['1.0'])).toEqual({ version: '2.0', later: true })
+    expect(nearestWithField(['1.0', '2.0'], ['3.0'])).toEqual({ version: '2.0', later: false })
   })
 })
 

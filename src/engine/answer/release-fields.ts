@@ -15,8 +15,8 @@ import { TSQUERY_SQL, termQuery, type TracedTerm } from './release-counts'
  * release's specification writes the word as a key in passages that also name a feature of the
  * question, the scoped release's specification has passages on that feature, and none of them
  * writes the word as a key. Then the release lacks that field of that feature, and the answer says
- * so before the model runs. Only the pair counts: "context" is a key of other features in releases
- * that have it as prose about sampling, and nothing is said of those.
+ * so before the model runs. Only the pair counts, and only for a word the question calls a field:
+ * "list", "model", "request" are keys of some later schema and plain words of every question.
  */
 
 /** Other releases' specification passages, at least, that write the word as a key of the feature. */
@@ -74,9 +74,10 @@ export interface AbsentField {
 }
 
 /**
- * The first (field word, feature) pair of the question, the word called a field by the question, that other releases' specifications write
- * as a key of that feature, and the scoped ones never do, though they have the feature. Words only:
- * a name the release never mentions is the "never mentioned" rule's.
+ * The first (field word, feature) pair of the question where the question calls the word a field,
+ * other releases' specifications write it as a key of that feature, and the scoped ones never
+ * write it as a key at all, though they have the feature. Words only: a name the release never
+ * mentions is the "never mentioned" rule's.
  */
 export async function findAbsentField(
   db: Queryable,
@@ -128,11 +129,13 @@ export async function findAbsentField(
 
 /**
  * The release to name beside the scoped one: the first released one after it that has the field,
- * else the last one before it (the field was removed), a prerelease only when no release has it.
+ * else the last one before it (the field was removed), a prerelease only when no release has it;
+ * `later` says which.
  */
-export function nearestWithField(versions: string[], releases: string[]): string {
+export function nearestWithField(versions: string[], releases: string[]): { version: string; later: boolean } {
   const latest = [...releases].sort(compareVersions).at(-1)!
   const released = versions.filter((v) => !isPrerelease(v))
   const pool = released.length > 0 ? released : versions
-  return pool.find((v) => compareVersions(v, latest) > 0) ?? pool.at(-1)!
+  const after = pool.find((v) => compareVersions(v, latest) > 0)
+  return after ? { version: after, later: true } : { version: pool.at(-1)!, later: false }
 }

@@ -196,8 +196,7 @@ async function absentField(
   if (!found) return null
   const label = scoped.releases.join(' and ')
   const kind = scoped.kinds[0]!.toLowerCase()
-  const other = nearestWithField(found.versions, scoped.releases)
-  const later = compareVersions(other, [...scoped.releases].sort(compareVersions).at(-1)!) > 0
+  const { version: other, later } = nearestWithField(found.versions, scoped.releases)
   const name = `"${found.field.spelling}"`
   return {
     verdict: 'absent_field',

@@ -103,6 +103,11 @@ export function splitUnits(text: string): TextUnit[] {
   return units
 }
 
+/** The sentences of one piece of prose (a list item or a row can hold several), as splitUnits cuts them. */
+export function sentencesIn(text: string): string[] {
+  return splitProse(text, 0).map((u) => u.text)
+}
+
 function splitProse(body: string, base: number): TextUnit[] {
   const out: TextUnit[] = []
   let from = 0

@@ -2,7 +2,7 @@ import type { SupportFailure } from '../../shared/answer'
 import { WORD, stem } from '../../shared/excerpt'
 import { answerNumbers, answerQuotes, answerTerms, containsNumber, containsQuote, haystack, normaliseForMatch } from './match'
 import type { PromptPassage } from './prompt'
-import { contentWords, splitUnits } from './sentences'
+import { contentWords, sentencesIn, splitUnits } from './sentences'
 
 /**
  * The support check of one answer sentence against the passages it cites: local and cheap, run
@@ -117,11 +117,6 @@ export const COPY_SHARE = 0.8
 /** And share of that passage sentence's content words the sentence must hold: a copy, not a part of it. */
 export const COPIED_SHARE = 0.6
 
-/** The sentences of a passage unit: a list item or a row can hold several ("1. Remove sessions. List endpoints are no longer…"). */
-function sentencesOf(unit: string): string[] {
-  return unit.split(/(?<=[.!?])\s+(?=[A-Z0-9"'`(])/).filter((x) => x.trim().length > 0)
-}
-
 /**
  * A sentence that copies one passage sentence (at least COPY_SHARE of its content words are in
  * it, and it holds at least COPIED_SHARE of that sentence's) and says it with a negation more or
@@ -137,7 +132,8 @@ export function findOpposite(sentence: string, cited: PromptPassage[]): string |
   const copies: { share: number; text: string }[] = []
   for (const p of cited)
     for (const u of splitUnits(p.text))
-      for (const text of sentencesOf(u.text)) {
+      // A list item can hold several sentences ("1. Remove sessions. List endpoints are no longer…").
+      for (const text of sentencesIn(u.text)) {
         const theirs = [...new Set(contentWords(text))]
         if (theirs.length === 0) continue
         const have = new Set(theirs)

@@ -1,4 +1,5 @@
 import { compareVersions, isPrerelease, latestVersion } from '../../shared/versions'
+import { escapeRegExp } from '../core/regexp'
 
 /**
  * Versions named in a question. People write the release into the question ("In MCP 2025-11-25,
@@ -53,10 +54,6 @@ const SUBJECT_VERBS = new Set(
 /** Determiners that make a word an ordinary noun: "a draft", "my draft". */
 const COMMON_NOUN_DETERMINERS = /(?:^|\s)(?:a|an|my|your|our|their|his|her|its|another|each|every)\s+$/i
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
-
 interface Span {
   start: number
   end: number
@@ -84,7 +81,7 @@ function exactMentions(text: string, known: readonly string[]): VersionMention[]
     const bare = version.replace(/^v(?=\d)/i, '')
     const numeric = /\d/.test(bare)
     // "1.2.x" is also written "1.2"; "v1.2" and "1.2" are the same version.
-    const core = /\.x$/i.test(bare) ? `${escapeRe(bare.slice(0, -2))}(?:\\.x)?` : escapeRe(bare)
+    const core = /\.x$/i.test(bare) ? `${escapeRegExp(bare.slice(0, -2))}(?:\\.x)?` : escapeRegExp(bare)
     const prefix = numeric ? '[vV]?' : ''
     const re = new RegExp(`(?<![\\p{L}\\p{N}_./-])${prefix}${core}(?![\\p{L}\\p{N}_/-]|\\.\\p{N}|-\\p{L})`, 'giu')
     for (const m of text.matchAll(re)) {
