@@ -32,6 +32,8 @@ const { values } = parseArgs({
     questions: { type: 'string' },
     half: { type: 'string' },
     json: { type: 'string' },
+    /** The share a passage sentence must hold to be a quoted answer (answer/key-sentences.ts QUOTE_SHARE); "off" for none. */
+    'quote-share': { type: 'string' },
   },
 })
 if (!values.traces || !values.data || !values.models || !values.collection || !values.questions)
@@ -113,6 +115,9 @@ try {
     collection: values.collection,
     set,
     chat,
+    ...(values['quote-share'] === undefined
+      ? {}
+      : { askOptions: { quoteShare: values['quote-share'] === 'off' ? null : Number(values['quote-share']) } }),
     onQuestion: () => {
       i++
       if (asked[i]) chat.start(asked[i]!)

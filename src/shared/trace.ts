@@ -187,6 +187,8 @@ export const RepairCode = z.enum([
   'absence_quoted',
   /** A sentence the reply's JSON cut short at a quotation mark was completed to the passage sentence it copies (answer/mend.ts). */
   'sentence_mended',
+  /** The model gave no answer that stands; the best passages' own sentences that hold most of the question are the answer (answer/key-sentences.ts quotedAnswer). */
+  'quoted_answer',
 ])
 export type RepairCode = z.infer<typeof RepairCode>
 export const VerificationRepair = z.object({ code: RepairCode, message: z.string() })

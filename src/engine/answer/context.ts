@@ -53,6 +53,11 @@ export interface AskOptions {
   gate?: boolean
   /** Replaces the per-model threshold from gate.ts (calibration runs, tests). */
   gateThreshold?: number | null
+  /**
+   * The share of the question's terms a passage sentence must hold to be the answer when the
+   * model's does not stand (answer/key-sentences.ts QUOTE_SHARE); null: never. For measuring variants.
+   */
+  quoteShare?: number | null
   /** One corrective retry when verification fails. */
   correctiveRetry?: boolean
   /** One query-rewrite retry when the gate finds nothing. Off by default: measured, the rewrite loop fixed nothing. */

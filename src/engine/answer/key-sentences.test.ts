@@ -6,6 +6,8 @@ import {
   HISTORY_RELEASES,
   keySentences,
   KEY_SENTENCES,
+  QUOTE_SHARE,
+  quotedAnswer,
   requirementSentence,
 } from './key-sentences'
 import type { KeptSentence } from './procedure'
@@ -339,5 +341,32 @@ describe('a question whether something is required', () => {
     expect(requirementSentence([stated.text], [PKCE], (p) => p.text, 'does the spec require PKCE?')).toBeNull()
     const plain = passage(1, 'Clients use PKCE. PKCE stops code interception.')
     expect(requirementSentence([explained.text], [plain], (p) => p.text, 'does the spec require PKCE?')).toBeNull()
+  })
+})
+
+describe("the answer in the best passages' own words, when the model gave none that stands", () => {
+  const text = (p: PromptPassage) => p.text
+
+  it('quotes the sentences that hold most of the question, in reading order, with the share they hold', () => {
+    const { picks, share } = quotedAnswer([passage(1, TRANSPORT), passage(2, SESSIONS), passage(3, LOGGING)], text, Q)
+    expect(share).toBeGreaterThanOrEqual(QUOTE_SHARE)
+    expect(picks.length).toBeGreaterThan(0)
+    expect(picks.map((p) => p.passage.n)).toEqual([...picks.map((p) => p.passage.n)].sort())
+    expect(picks.some((p) => /Accept header/.test(p.unit.text))).toBe(true)
+  })
+
+  it('quotes nothing when the best sentence holds a word or two of the question', () => {
+    // The passages are about sessions and logging; the question's own terms (Accept, content types) are in none.
+    const { picks, share } = quotedAnswer([passage(1, SESSIONS), passage(2, LOGGING)], text, Q)
+    expect(share).toBeLessThan(QUOTE_SHARE)
+    expect(picks).toEqual([])
+  })
+
+  it('quotes only the passages it is allowed to, though all of them weigh the terms', () => {
+    const passages = [passage(1, TRANSPORT), passage(2, SESSIONS)]
+    const { picks } = quotedAnswer(passages, text, Q, QUOTE_SHARE, (p) => p.n === 2)
+    expect(picks.every((p) => p.passage.n === 2)).toBe(true)
+    // Passage 1 says what was asked; passage 2 alone does not hold enough of it to be quoted.
+    expect(picks).toEqual([])
   })
 })

@@ -101,12 +101,14 @@ export function keySentences(
   question: string,
   /** The rule's numbers, for measuring variants of it (evals/answers/key-sentences.ts). */
   rule: { sentences?: number; minScore?: number; passages?: number; minShare?: number } = {},
+  /** The passages sentences may come from (the best-ranked of these); all count for the terms' weights. */
+  from: (p: PromptPassage) => boolean = () => true,
 ): KeyPick[] {
   const most = rule.sentences ?? KEY_SENTENCES
   const ranked = [...passages].sort((a, b) => a.n - b.n)
   const weights = aboutWhat(questionWeights(question, ranked.map(fullText)))
   const exact = exactTerms(question)
-  const candidates = unsaid(answer, ranked.slice(0, rule.passages ?? KEY_PASSAGES), fullText)
+  const candidates = unsaid(answer, ranked.filter(from).slice(0, rule.passages ?? KEY_PASSAGES), fullText)
   const picks: KeyPick[] = []
   const left = new Map(weights)
   const total = [...weights.values()].reduce((a, b) => a + b, 0)
@@ -127,6 +129,43 @@ export function keySentences(
     for (const [t, w] of left) if (best.words.has(t) || (exact.has(t) && best.lower.includes(t))) left.set(t, w * DISCOUNT)
   }
   return picks
+}
+
+/**
+ * The share of the question's weighted terms (less the releases it names) that the best passage
+ * sentence must hold for the best passages' own sentences to be the answer when the model's does
+ * not stand (`quotedAnswer`).
+ */
+export const QUOTE_SHARE = 0.3
+
+/**
+ * The answer in the best passages' own words, when the model gave none that stands: it declined,
+ * or none of its sentences checked out. The key sentences of the best-ranked passages, as for an
+ * answer (`keySentences`), provided the first holds at least `share` of the question's weighted
+ * terms: a passage sentence that holds most of what was asked ("how does a client find out which
+ * URL to POST its messages to?": "All subsequent client messages MUST be sent as HTTP POST requests
+ * to this endpoint") is about the question, one that holds a word or two is not. Empty otherwise.
+ *
+ * QUOTE_SHARE was set on the fit halves of the MCP sets with a model that declines every question
+ * (`evals/answers/declining.ts`, the worst case): the lowest tenth above every unanswerable
+ * question's best sentence there (0.26). In-sample; the held-out halves are the check
+ * (docs/benchmarks.md, "Quoted answers when the model's does not stand").
+ */
+export function quotedAnswer(
+  passages: readonly PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  question: string,
+  share = QUOTE_SHARE,
+  /** The passages that may be quoted (for a release-scoped question, the release's own authoritative sources). */
+  from: (p: PromptPassage) => boolean = () => true,
+): { picks: KeyPick[]; share: number } {
+  const ranked = [...passages].sort((a, b) => a.n - b.n)
+  const weights = aboutWhat(questionWeights(question, ranked.map(fullText)))
+  const total = [...weights.values()].reduce((a, b) => a + b, 0)
+  const picks = keySentences([], passages, fullText, question, {}, from)
+  const held = total > 0 && picks.length ? picks[0]!.score / total : 0
+  if (held < share) return { picks: [], share: held }
+  return { picks: picks.sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start), share: held }
 }
 
 /**
@@ -223,7 +262,7 @@ export function requirementSentence(
 }
 
 /** A list item's own marker ("9. ", "* ") as a plain bullet. */
-const asBullet = (text: string) => text.replace(LIST_MARKER, '- ')
+export const asBullet = (text: string) => text.replace(LIST_MARKER, '- ')
 
 /**
  * The answer with the key sentences added: each after the last sentence that cites its passage,

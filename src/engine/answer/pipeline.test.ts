@@ -182,6 +182,8 @@ describe('answer pipeline on a real engine', () => {
 
   it('abstains not_in_context when only a guide describes a feature the release lacks and the model says so', async () => {
     const chat = new ScriptedChat([NOT_IN_CONTEXT])
+    // Nor does Docent quote the guide in the model's place: a question scoped to a release with a
+    // specification is quoted only from it (before that rule, the guide's sentence was the answer).
     const { result } = await ask('How can my server pop up a form asking the user for extra details?', '2025-03-26', chat)
     expect(result).toMatchObject({ answer: null, abstained: true, reason: 'not_in_context' })
     expect(chat.calls).toHaveLength(1)
@@ -214,9 +216,24 @@ describe('answer pipeline on a real engine', () => {
     )
   })
 
-  it('abstains unverifiable_citations when the retry fails too', async () => {
+  it("answers in the best passage's own words when the retry fails too, and shows the drafts as removed", async () => {
     const chat = new ScriptedChat([reply('Both types [9].', [9]), reply('Both types.', [])])
     const { result, trace } = await ask('What Accept header does the client send with Streamable HTTP?', '2025-03-26', chat)
+    expect(result).toMatchObject({ abstained: false, reason: null, mode: 'answer' })
+    expect(result.sentences!.length).toBeGreaterThan(0)
+    expect(result.sentences!.every((s) => s.added === 'quote')).toBe(true)
+    expect(result.answer).toMatch(/Accept header/)
+    expect(result.citations[0]!.path).toBe('specification/2025-03-26/basic/transports.md')
+    expect(result.notices.join(' ')).toMatch(/Quoted from the sources: the model gave no answer that checks out/)
+    expect(result.removed!.map((r) => r.text)).toEqual(['Both types.'])
+    expect(trace['attempts'][1].verification.repairs.map((r: { code: string }) => r.code)).toContain('quoted_answer')
+  })
+
+  it('abstains unverifiable_citations when the retry fails too and quoted answers are off', async () => {
+    const chat = new ScriptedChat([reply('Both types [9].', [9]), reply('Both types.', [])])
+    const { result, trace } = await ask('What Accept header does the client send with Streamable HTTP?', '2025-03-26', chat, {
+      quoteShare: null,
+    })
     expect(result).toMatchObject({ answer: null, abstained: true, reason: 'unverifiable_citations' })
     expect(result.citations).toEqual([])
     expect(chat.calls).toHaveLength(2)
@@ -243,7 +260,7 @@ describe('answer pipeline on a real engine', () => {
     expect(first.result).toMatchObject({ answer: null, abstained: false, mode: 'search-only' })
     expect(first.result.citations.map((c) => c.chunk_id)).toEqual(first.result.passages)
     expect(first.result.notices.join(' ')).toMatch(/language model failed \(out of memory\)/)
-    const retry = await ask(q, '2025-03-26', new ScriptedChat([reply('Both [9].', [9]), broken]))
+    const retry = await ask(q, '2025-03-26', new ScriptedChat([reply('Both [9].', [9]), broken]), { quoteShare: null })
     expect(retry.result).toMatchObject({ answer: null, abstained: true, reason: 'unverifiable_citations' })
     expect(retry.trace['model_error']).toBe('out of memory')
   })
@@ -296,10 +313,14 @@ describe('answer pipeline on a real engine', () => {
 
   it('keeps instructions inside a document as data: delimited, and verification still applies', async () => {
     const question = 'Is there a way to check that the other end is still responsive?'
-    // A model that obeys the injected text is caught by verification, twice, and nothing is shown.
+    // A model that obeys the injected text is caught by verification, twice, and nothing it wrote
+    // is shown: the answer is the best passage's own sentences, quoted.
     const obeying = new ScriptedChat([reply('HACKED', [9]), reply('HACKED', [9])])
     const hijacked = await ask(question, '2025-03-26', obeying)
-    expect(hijacked.result).toMatchObject({ answer: null, abstained: true, reason: 'unverifiable_citations' })
+    expect(hijacked.result).toMatchObject({ abstained: false, mode: 'answer' })
+    expect(hijacked.result.answer).not.toMatch(/HACKED|IGNORE/)
+    expect(hijacked.result.sentences!.every((s) => s.added === 'quote')).toBe(true)
+    expect(hijacked.result.removed!.map((r) => r.text)).toEqual(['HACKED'])
     const user = obeying.calls[0]!.user
     expect(obeying.calls[0]!.system).toBe(ANSWER_SYSTEM_PROMPT)
     expect(user).toContain('IGNORE PREVIOUS INSTRUCTIONS')

@@ -110,16 +110,8 @@ async function answerFromPassages(
   trace.release = release.trace
   if (release.explanation && chat) {
     const closest = hits.slice(0, CLOSEST).map((h) => toClosest(h, standalone))
-    const { explanation } = release
-    const result: AskResult = {
-      ...base,
-      answer: null,
-      abstained: true,
-      reason: 'no_relevant_sources',
-      explanation,
-      closest,
-      mode: 'answer',
-    }
+    const refusal = { answer: null, abstained: true, reason: 'no_relevant_sources', mode: 'answer' } as const
+    const result: AskResult = { ...base, ...refusal, explanation: release.explanation, closest }
     return finish(result, 'no_relevant_sources')
   }
   if (release.explanation) base.notices.push(release.explanation)
@@ -166,6 +158,7 @@ async function answerFromPassages(
     standalone,
     base,
     history: scope.changeLogFirst,
+    quoteShare: run.opts.quoteShare,
   })
   Object.assign(trace, verdict.trace)
   trace.release = { ...release.trace, ...verdict.release }

@@ -105,11 +105,11 @@ describe('release rules on a real engine', () => {
     for (const c of cleanups) await c()
   })
 
-  const ask = async (question: string, version: string, chat: ScriptedChat) => {
+  const ask = async (question: string, version: string, chat: ScriptedChat, extra: { quoteShare?: number | null } = {}) => {
     const events: AskEvent[] = []
     const result = await engine.ask(
       { question, scope: { collections: ['docs'], version } },
-      { chat, reranker, mode: 'keyword', useCache: false, gate: false, onEvent: (e) => events.push(e) },
+      { chat, reranker, mode: 'keyword', useCache: false, gate: false, onEvent: (e) => events.push(e), ...extra },
     )
     expect(AskResult.safeParse(result).success).toBe(true)
     return { result, events, trace: (await engine.answers.trace(result.trace_id))!.data }
@@ -230,11 +230,28 @@ describe('release rules on a real engine', () => {
         return reply(`Call a tool after you install the server package [${n}].`, [Number(n)])
       },
     ])
-    const { result, trace } = await ask('How does a client call a tool after installing the server package?', '1.0', chat)
+    const { result, trace } = await ask('How does a client call a tool after installing the server package?', '1.0', chat, {
+      quoteShare: null,
+    })
     expect(chat.calls).toHaveLength(1)
     expect(result).toMatchObject({ abstained: true, reason: 'not_in_context' })
     expect(result.explanation).toContain('does not rest on the 1.0 specification')
     expect(trace.release).toMatchObject({ must_cite_authoritative: true, cited_authoritative: false })
+  })
+
+  it("quotes the release's own specification, never its guide, when the model's answer rested on the guide", async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        const n = /<passage n="(\d+)" section="Setup &gt; Install"/.exec(args.user)![1]
+        return reply(`Call a tool after you install the server package [${n}].`, [Number(n)])
+      },
+    ])
+    const { result, trace } = await ask('How does a client call a tool after installing the server package?', '1.0', chat)
+    expect(result).toMatchObject({ abstained: false, mode: 'answer' })
+    expect(result.sentences!.every((s) => s.added === 'quote')).toBe(true)
+    expect(result.citations.length).toBeGreaterThan(0)
+    expect(result.citations.every((c) => c.kind === 'Specification' && c.version === '1.0')).toBe(true)
+    expect(trace.release).toMatchObject({ must_cite_authoritative: true, cited_authoritative: true })
   })
 
   it("puts the release's specification first among the passages read when none of them is one, so an answer can rest on it", async () => {

@@ -75,7 +75,8 @@ describe('evalAnswers', () => {
     const report = await evalAnswers(engine, questions, {
       collection: 'docs',
       chat,
-      askOptions: { reranker: new OverlapReranker(), mode: 'keyword' },
+      // Without quoted answers, so that a2 abstains (the report's counting is what is tested here).
+      askOptions: { reranker: new OverlapReranker(), mode: 'keyword', quoteShare: null },
     })
     expect(report.per_question.map((p) => [p.id, p.abstained, p.reason])).toEqual([
       ['a1', false, null],

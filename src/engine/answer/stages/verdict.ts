@@ -5,7 +5,7 @@ import { compareVersions } from '../../../shared/versions'
 import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
-import { addKeySentences } from '../key-sentences'
+import { addKeySentences, asBullet, quotedAnswer } from '../key-sentences'
 import { dropRepeats } from '../repeats'
 import { wholeTables } from '../readable'
 import { authoritativeFor, authoritativeRefusal, citeAuthoritative } from './authoritative'
@@ -43,6 +43,8 @@ export interface Concluding {
   history?: boolean
   /** The fields of the result the pipeline has assembled so far. */
   base: AskResultBase
+  /** The share of the question a passage sentence must hold to be the answer when the model's does not stand (quotedAnswer); null: never. */
+  quoteShare?: number | null
 }
 
 /**
@@ -84,13 +86,17 @@ export async function conclude(c: Concluding): Promise<Verdict> {
     return { result, outcome: reason, trace: { claims: v.claims, verification }, release }
   }
   // Before "the documents don't say": does the scoped release say outright that it lacks what was asked?
-  const notInRelease = (explanation: string | null): Verdict =>
-    fromAbsence(c, v, hitOf, release) ?? abstain('not_in_context', explanation)
+  // Then: do the best passages' own sentences hold most of what was asked? (They pass the release rules too.)
+  const notInRelease = async (explanation: string | null): Promise<Verdict> =>
+    fromAbsence(c, v, hitOf, release) ?? (await fromQuotes(c, v, hitOf, release)) ?? abstain('not_in_context', explanation)
   if (v.ok && v.reply && !v.reply.answerable) return notInRelease(null)
   if (!v.ok || !v.reply)
-    return abstain(
-      'unverifiable_citations',
-      v.removed.length ? 'An answer was drafted, but none of its sentences is supported by the passages it cites.' : null,
+    return (
+      (await fromQuotes(c, v, hitOf, release)) ??
+      abstain(
+        'unverifiable_citations',
+        v.removed.length ? 'An answer was drafted, but none of its sentences is supported by the passages it cites.' : null,
+      )
     )
   // Sentences about a feature the scoped release lacks, whatever they cite, are not shown.
   const missing = await removeReleaseMisses(v, c.release)
@@ -106,7 +112,7 @@ async function answer(
   hitOf: (p: PromptPassage) => SearchHit,
   release: Verdict['release'],
   abstain: (reason: 'not_in_context' | 'unverifiable_citations', explanation: string | null) => Verdict,
-  notInRelease: (explanation: string | null) => Verdict,
+  notInRelease: (explanation: string | null) => Promise<Verdict>,
 ): Promise<Verdict> {
   const { passages, standalone, base } = c
   const fullText = (p: PromptPassage) => hitOf(p).text
@@ -116,7 +122,10 @@ async function answer(
   const byN = new Map(passages.map((p) => [p.n, p]))
   // A retargeted answer is the passage's own sentence naming what was asked: it is about the question.
   if (!target.retargeted && !answersTheQuestion(kept, v.removed.length, standalone))
-    return abstain('unverifiable_citations', 'The sentences that checked out no longer answer the question.')
+    return (
+      (await fromQuotes(c, v, hitOf, release)) ??
+      abstain('unverifiable_citations', 'The sentences that checked out no longer answer the question.')
+    )
   // A sentence cited to a guide that the release's specification also says is cited to it as well.
   await citeAuthoritative(kept, passages, c.release, standalone, v.repairs)
   const authoritative = authoritativeRefusal(kept, byN, c.release)
@@ -189,6 +198,56 @@ function fromAbsence(
   release.absence_quoted = pick.passage.chunk_id
   if (rule.must_cite_authoritative) release.cited_authoritative = true
   const notice = `Quoted from the ${source}: it says that what was asked about (${pick.term}) is not part of that release.`
+  return answered(c, v, shown, [...c.base.notices, notice], release)
+}
+
+/**
+ * The answer when the model gave none that stands (it declined, or none of its sentences checked
+ * out or answered the question) and a sentence of the best passages holds most of what was asked
+ * (key-sentences.ts quotedAnswer): those sentences, in the passages' own words and citing them,
+ * marked as copied, with a notice saying so. The release rules hold as for the model's sentences:
+ * a sentence naming a feature the scoped release lacks is dropped, and an answer to a release that
+ * has its own authoritative source must cite it. Null when nothing qualifies.
+ */
+async function fromQuotes(
+  c: Concluding,
+  v: Verification,
+  hitOf: (p: PromptPassage) => SearchHit,
+  release: Verdict['release'],
+): Promise<Verdict | null> {
+  if (c.quoteShare === null) return null
+  const fullText = (p: PromptPassage) => hitOf(p).text
+  // Guides describe features their release may lack (ADR 0013): without the model to weigh them, a
+  // question scoped to a release with its own authoritative sources is quoted only from those.
+  const rule = c.release.trace
+  const kinds = new Set(rule.authoritative_kinds)
+  const own = (p: PromptPassage) => !!p.kind && kinds.has(p.kind) && !!p.version && rule.releases!.includes(p.version)
+  const from = rule.releases && rule.has_authoritative ? own : () => true
+  const { picks, share } = quotedAnswer(c.passages, fullText, c.standalone, c.quoteShare ?? undefined, from)
+  let kept: KeptSentence[] = picks.flatMap((pick) =>
+    [pick.unit, ...(pick.follows ? [pick.follows] : [])].map((u) => ({
+      text: u === pick.unit && u.ordinal !== null ? asBullet(u.text) : u.text,
+      cites: [pick.passage.n],
+      added: 'quote' as const,
+    })),
+  )
+  if (kept.length && c.release.checkSentences) {
+    const out = new Set((await c.release.checkSentences(kept.map((s) => s.text))).map((m) => m.index))
+    kept = kept.filter((_, i) => !out.has(i))
+  }
+  if (kept.length === 0) return null
+  const byN = new Map(c.passages.map((p) => [p.n, p]))
+  const authoritative = authoritativeRefusal(kept, byN, c.release)
+  if (authoritative?.refusal) return null
+  if (authoritative) release.cited_authoritative = authoritative.cited
+  const shown = numberByFirstUse(kept, byN, hitOf)
+  const ns = [...new Set(kept.flatMap((s) => s.cites))].length
+  v.repairs.push({
+    code: 'quoted_answer',
+    message: `The model gave no answer that stands; ${kept.length === 1 ? 'a sentence' : `${kept.length} sentences`} of ${ns === 1 ? 'the best passage' : 'the best passages'}, holding ${Math.round(share * 100)}% of the question's terms, ${kept.length === 1 ? 'is' : 'are'} the answer.`,
+  })
+  const notice =
+    'Quoted from the sources: the model gave no answer that checks out, so these are the sentences of the best passages that hold most of what you asked.'
   return answered(c, v, shown, [...c.base.notices, notice], release)
 }
 

@@ -204,6 +204,25 @@ describe('a verified answer, sentence by sentence', () => {
     expect(note.textContent).toContain('leaves out the "not"')
   })
 
+  it('a quoted answer says the model gave none that checks out, marks each sentence as copied, and strikes the draft', async () => {
+    const notice =
+      'Quoted from the sources: the model gave no answer that checks out, so these are the sentences of the best passages that hold most of what you asked.'
+    await answerWith({
+      answer: 'Increase the pressure advance value until corners print sharp [1].',
+      citations: [cite(1, 'docs/v1/tuning.md', 'v1')],
+      sentences: [{ text: 'Increase the pressure advance value until corners print sharp.', citations: [1], added: 'quote' }],
+      notices: [notice],
+      removed,
+      warnings: ['1 sentence was removed: the cited passages do not say it.'],
+    })
+    const answer = await screen.findByLabelText('Answer')
+    expect(answer.textContent).toContain('copied from the source')
+    expect(answer.textContent).not.toContain('.020')
+    expect(screen.getByText(notice)).toBeTruthy()
+    const note = screen.getByRole('note', { name: 'Removed sentences' })
+    expect(within(note).getByText('Use a factor of .020 for direct drive extruders.').tagName).toBe('DEL')
+  })
+
   it('an abstention shows its explanation above the closest sections, and the sentences it removed', async () => {
     await answerWith({
       abstained: true,
