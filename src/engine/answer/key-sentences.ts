@@ -148,7 +148,7 @@ export const QUOTE_SHARE = 0.3
  *
  * QUOTE_SHARE was set on the fit halves of the MCP sets with a model that declines every question
  * (`evals/answers/declining.ts`, the worst case): the lowest tenth above every unanswerable
- * question's best sentence there (0.26). In-sample; the held-out halves are the check
+ * question's best sentence there (0.25). In-sample; the held-out halves are the check
  * (docs/benchmarks.md, "Quoted answers when the model's does not stand").
  */
 export function quotedAnswer(
