@@ -8,6 +8,7 @@ import {
   KEY_SENTENCES,
   QUOTE_SHARE,
   quotedAnswer,
+  quotedUnits,
   requirementSentence,
 } from './key-sentences'
 import type { KeptSentence } from './procedure'
@@ -368,5 +369,37 @@ describe("the answer in the best passages' own words, when the model gave none t
     expect(picks.every((p) => p.passage.n === 2)).toBe(true)
     // Passage 1 says what was asked; passage 2 alone does not hold enough of it to be quoted.
     expect(picks).toEqual([])
+  })
+})
+
+describe('a quoted list item, with its list', () => {
+  const SSE = `In the SSE transport, the server runs as an independent process.
+
+The server MUST provide two endpoints:
+
+1. An SSE endpoint, for clients to establish a connection and receive messages from the server
+2. A regular HTTP POST endpoint for clients to send messages to the server
+
+When a client connects, the server MUST send an endpoint event containing a URI for the client to use.`
+  const text = (p: PromptPassage) => p.text
+
+  it("comes under the sentence that introduces its list, with the short list's other items, each once", () => {
+    const p = passage(1, SSE)
+    const { picks } = quotedAnswer([p], text, 'Which endpoint does a client POST its messages to with the SSE transport?', 0)
+    expect(picks[0]!.unit.list).not.toBeNull()
+    const shown = quotedUnits(picks, text).map((u) => u.unit.text)
+    expect(shown.slice(0, 3)).toEqual([
+      'The server MUST provide two endpoints:',
+      expect.stringMatching(/An SSE endpoint/),
+      expect.stringMatching(/A regular HTTP POST endpoint/),
+    ])
+    expect(new Set(shown).size).toBe(shown.length)
+  })
+
+  it('a sentence that is not a list item is shown alone', () => {
+    const p = passage(1, SSE)
+    const { picks } = quotedAnswer([p], text, 'What event does the server send with the URI when a client connects?', 0)
+    expect(picks[0]!.unit.list).toBeNull()
+    expect(quotedUnits(picks.slice(0, 1), text).map((u) => u.unit.text)).toEqual([picks[0]!.unit.text])
   })
 })

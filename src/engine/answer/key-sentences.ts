@@ -168,6 +168,43 @@ export function quotedAnswer(
   return { picks: picks.sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start), share: held }
 }
 
+/** A quoted list item comes with its list under the lead-in, when the list is at most this long. */
+export const QUOTED_LIST_ITEMS = 6
+
+/**
+ * The units a quoted answer shows for its picks, in order: a list item alone out of its list reads
+ * as a fragment ("- A regular HTTP POST endpoint for clients to send messages to the server"), so
+ * an item whose list follows a lead-in ("The server MUST provide two endpoints:") comes with the
+ * lead-in and, for a short list, the list's other items; each unit once, with the passage it cites.
+ */
+export function quotedUnits(
+  picks: readonly KeyPick[],
+  fullText: (p: PromptPassage) => string,
+): { passage: PromptPassage; unit: TextUnit }[] {
+  const out: { passage: PromptPassage; unit: TextUnit }[] = []
+  const seen = new Set<string>()
+  const push = (passage: PromptPassage, unit: TextUnit) => {
+    const key = `${passage.n}:${unit.start}`
+    if (seen.has(key)) return
+    seen.add(key)
+    out.push({ passage, unit })
+  }
+  for (const pick of picks) {
+    const units = pick.unit.list === null ? [] : splitUnits(fullText(pick.passage))
+    const items = units.filter((u) => u.list === pick.unit.list)
+    const before = items.length ? units[units.indexOf(items[0]!) - 1] : undefined
+    const leadIn =
+      before && before.kind !== 'heading' && before.kind !== 'code' && before.list === null && INTRODUCES.test(before.text)
+    if (leadIn) {
+      push(pick.passage, before)
+      for (const u of items.length <= QUOTED_LIST_ITEMS ? items : [items.find((u) => u.start === pick.unit.start)!])
+        push(pick.passage, u)
+    } else push(pick.passage, pick.unit)
+    if (pick.follows) push(pick.passage, pick.follows)
+  }
+  return out
+}
+
 /**
  * For a question about what changed ("what happened to tasks after they were first introduced?",
  * "when was batching removed?"; retrieval ranked change logs first): what each release's change

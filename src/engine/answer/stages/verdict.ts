@@ -5,7 +5,7 @@ import { compareVersions } from '../../../shared/versions'
 import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
-import { addKeySentences, asBullet, quotedAnswer } from '../key-sentences'
+import { addKeySentences, asBullet, quotedAnswer, quotedUnits } from '../key-sentences'
 import { dropRepeats } from '../repeats'
 import { wholeTables } from '../readable'
 import { authoritativeFor, authoritativeRefusal, citeAuthoritative } from './authoritative'
@@ -224,13 +224,12 @@ async function fromQuotes(
   const own = (p: PromptPassage) => !!p.kind && kinds.has(p.kind) && !!p.version && rule.releases!.includes(p.version)
   const from = rule.releases && rule.has_authoritative ? own : () => true
   const { picks, share } = quotedAnswer(c.passages, fullText, c.standalone, c.quoteShare ?? undefined, from)
-  let kept: KeptSentence[] = picks.flatMap((pick) =>
-    [pick.unit, ...(pick.follows ? [pick.follows] : [])].map((u) => ({
-      text: u === pick.unit && u.ordinal !== null ? asBullet(u.text) : u.text,
-      cites: [pick.passage.n],
-      added: 'quote' as const,
-    })),
-  )
+  // A list item comes with its lead-in (and a short list's other items), as bullets.
+  let kept: KeptSentence[] = quotedUnits(picks, fullText).map(({ passage, unit }) => ({
+    text: unit.ordinal !== null ? asBullet(unit.text) : unit.text,
+    cites: [passage.n],
+    added: 'quote' as const,
+  }))
   if (kept.length && c.release.checkSentences) {
     const out = new Set((await c.release.checkSentences(kept.map((s) => s.text))).map((m) => m.index))
     kept = kept.filter((_, i) => !out.has(i))
