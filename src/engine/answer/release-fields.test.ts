@@ -3,7 +3,7 @@ import { AskResult } from '../../shared/answer'
 import type { Engine } from '../engine'
 import { engineOverFiles } from '../../test-support/engine-over-files'
 import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
-import { calledField, keyPattern, nearestWithField } from './release-fields'
+import { calledField, keyPattern, namedInParentheses, nearestWithField } from './release-fields'
 import { firstAppears } from './release-counts'
 
 /**
@@ -77,6 +77,28 @@ describe('a field of a feature, which only other releases give it', () => {
     expect(result.abstained).toBe(false)
   })
 
+  it('reads a feature and a word the question sets apart in parentheses as a field of that feature', async () => {
+    const { result, trace } = await ask(
+      'How does a tool get a display name (tool title) in the 1.0 spec?',
+      'auto',
+      new ScriptedChat([]),
+    )
+    expect(result.explanation).toBe(
+      'The 1.0 specification never gives tool a "title" field; the 2.0 specification is the first that does.',
+    )
+    expect(trace.release).toMatchObject({ verdict: 'absent_field', verdict_term: 'title' })
+    // Where the release has the field, the question goes to the model.
+    const chat = new ScriptedChat([
+      (args) => {
+        const n = /<passage n="(\d+)" section="Tools &gt; Tool definition"/.exec(args.user)![1]
+        return reply(`A tool's title is an optional human-readable name for display purposes [${n}].`, [Number(n)])
+      },
+    ])
+    const twin = await ask('How does a tool get a display name (tool title) in the 2.0 spec?', 'auto', chat)
+    expect(twin.trace.release?.verdict).toBe('mentioned')
+    expect(chat.calls).toHaveLength(1)
+  })
+
   it('says nothing of a word the question does not call a field', async () => {
     const chat = new ScriptedChat([
       (args) => {
@@ -97,6 +119,16 @@ describe('what the question calls a field, and what a key is', () => {
     expect(calledField('Can elicitation form fields come with default values?', 'form')).toBe(false)
     expect(calledField('What goes in the title of a tool?', 'title')).toBe(false)
     expect(calledField('What is the subtitle field for?', 'title')).toBe(false)
+  })
+
+  it('reads "(completion context)" as a part of completion, and not a parenthesis that holds no feature before the word', () => {
+    const q = 'how does the client ask for argument suggestions that depend on values already filled in (completion context)?'
+    expect(namedInParentheses(q, 'context', ['client', 'completion', 'context'])).toBe(true)
+    expect(namedInParentheses(q, 'context', ['client'])).toBe(false)
+    expect(namedInParentheses('What are the statuses of a task (working, completed, failed)?', 'completed', ['task'])).toBe(false)
+    expect(namedInParentheses('Can a server ask for a completion (sampling)?', 'sampling', ['completion', 'sampling'])).toBe(
+      false,
+    )
   })
 
   it('matches a key as JSON, a type and a field list write it, and not the word in prose', () => {
@@ -161,5 +193,47 @@ describe('where a feature the release lacks first appears', () => {
     expect(firstAppears('3.0', ['2.0'])).toBe('; it first appears in 3.0')
     expect(firstAppears('1.0', ['2.0'])).toBe('; 1.0, an earlier release, mentions it')
     expect(firstAppears(null, ['2.0'])).toBe('')
+  })
+})
+
+/**
+ * A name that a release's specification titles a section with in words: 1.0's "Model Preferences"
+ * is its section on `modelPreferences`, which 2.0 titles with the name itself ("ModelPreferences").
+ * Read as the name alone, 1.0 mentioned it only in passing, and a question about it was refused.
+ */
+const NAMED: Record<string, string> = {
+  'specification/1.0/sampling.md':
+    '# Sampling\n\n## Creating Messages\n\nA server asks for a completion with sampling/createMessage:\n\n```json\n{ "messages": [], "modelPreferences": { "hints": [{ "name": "claude" }] } }\n```\n\n## Model Preferences\n\nServers state their preferences for model selection with hints and priorities: cost, speed and intelligence.\n',
+  'specification/2.0/sampling.md':
+    '# Sampling\n\n## Creating Messages\n\nA server asks for a completion with sampling/createMessage:\n\n```json\n{ "messages": [], "modelPreferences": { "hints": [{ "name": "claude" }] } }\n```\n\n## ModelPreferences\n\nThe modelPreferences of a request hold hints and priorities. The client MAY ignore modelPreferences.\n\n## Priorities\n\nmodelPreferences priorities are numbers from 0 to 1.\n',
+}
+for (const v of ['1.0', '2.0'])
+  for (const topic of ['Lifecycle', 'Transports', 'Tools'])
+    NAMED[`specification/${v}/${topic.toLowerCase()}.md`] =
+      `# ${topic}\n\n## Overview\n\nThe ${topic.toLowerCase()} section of release ${v} describes its messages.\n`
+
+describe('a name a release titles a section with in words', () => {
+  let engine: Engine
+  let cleanup: () => Promise<void>
+
+  beforeAll(async () => {
+    ;({ engine, cleanup } = await engineOverFiles(NAMED, 'docs'))
+  })
+  afterAll(async () => {
+    await cleanup?.()
+  })
+
+  it('is a section about it: the question goes to the model', async () => {
+    const chat = new ScriptedChat([() => ({ answerable: false, sentences: [], unanswered_parts: [] })])
+    const result = await engine.ask(
+      {
+        question: 'How does a server state its modelPreferences in the 1.0 spec?',
+        scope: { collections: ['docs'], version: 'auto' },
+      },
+      { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false, gate: false, quoteShare: null },
+    )
+    const trace = (await engine.answers.trace(result.trace_id))!.data
+    expect(trace.release?.verdict).toBe('mentioned')
+    expect(chat.calls).toHaveLength(1)
   })
 })

@@ -57,6 +57,20 @@ export function calledField(question: string, word: string): boolean {
   )
 }
 
+/**
+ * The question names the term in parentheses, as a feature and its part: "argument suggestions that
+ * depend on values already filled in (completion context)". A person who sets apart the feature's
+ * name and a word after it as the term for what they described names a part of that feature, even
+ * where the word also names a feature of its own somewhere ("context").
+ */
+export function namedInParentheses(question: string, word: string, features: readonly string[]): boolean {
+  if (!KEY_WORD.test(word)) return false
+  const q = question.toLowerCase()
+  return features.some(
+    (f) => KEY_WORD.test(f) && f !== word && new RegExp(`\\(\\s*(?:the\\s+)?${f}(?:'s)?\\s+${word}\\s*\\)`).test(q),
+  )
+}
+
 interface Scoped {
   collections: string[]
   releases: string[]
@@ -88,14 +102,14 @@ export async function findAbsentField(
   const features = traced.filter((t) => t.form === 'word' && t.feature && t.in_scope_authoritative > 0)
   // Only a word the question calls a field; a word that names a feature itself ("tool",
   // "progress") is the other rules' to judge.
+  const featureTerms = features.map((f) => f.term)
   const fields = traced.filter(
     (t) =>
       t.form === 'word' &&
-      !t.feature &&
       !t.acronym &&
       KEY_WORD.test(t.term) &&
       t.elsewhere_authoritative > 0 &&
-      calledField(question, t.term),
+      ((!t.feature && calledField(question, t.term)) || namedInParentheses(question, t.term, featureTerms)),
   )
   for (const field of fields) {
     // A key anywhere in the scoped specification ("argument" of a completion request): the
@@ -107,7 +121,9 @@ export async function findAbsentField(
       [s.collections, [...s.kinds], s.releases, field.term, keyPattern(field.term)],
     )
     if (Number(own[0]?.n ?? 0) > 0) continue
-    for (const feature of features) {
+    // A part named in parentheses ("(completion context)") is a part of the feature named with it.
+    const named = features.filter((f) => namedInParentheses(question, field.term, [f.term]))
+    for (const feature of named.length ? named : features) {
       if (feature.term === field.term) continue
       const { rows } = await db.query<{ version: string | null; n: number }>(
         `WITH t AS (SELECT 'word'::text AS form, $4::text AS q)

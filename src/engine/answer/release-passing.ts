@@ -4,7 +4,7 @@ import { isChangeLog } from '../retrieve/fuse'
 import type { Queryable } from '../store/db'
 import { contentWords, splitUnits } from './sentences'
 import { TSQUERY_SQL, termQuery, traceTerms, wordKey, type TracedTerm } from './release-counts'
-import { WORD_MIN_ELSEWHERE, featureKey, type Titles } from './release-terms'
+import { WORD_MIN_ELSEWHERE, featureKey, titleKey, type Titles } from './release-terms'
 
 /**
  * Two ways a release lacks a feature though its documents hold the question's words:
@@ -79,9 +79,13 @@ export async function findIncidental(
   for (const t of traced) {
     if (t.form === 'phrase' || t.form === 'title' || !(t.name || t.feature)) continue
     if (t.in_scope_authoritative < 1 || t.in_scope_authoritative > INCIDENTAL_PASSAGES) continue
+    // A name's own words title a section too: "modelPreferences" under "Model Preferences".
+    const spelled = nameWords(t)
     const titled = (version: string | null) => {
       const mine = s.titles.byVersion.get(version)
-      return !!mine && (t.form === 'word' ? mine.words.has(wordKey(t.term)) : mine.names.has(t.term))
+      if (!mine) return false
+      if (t.form === 'word') return mine.words.has(wordKey(t.term))
+      return mine.names.has(t.term) || (spelled.length >= 2 && mine.keys.has(titleKey(spelled)))
     }
     const versions = [...s.titles.byVersion.keys()]
     if (versions.some((v) => s.inScope(v) && titled(v))) continue
@@ -108,10 +112,14 @@ export async function findIncidental(
   return null
 }
 
+/** The words a name is spelled with: "progressToken" is progress and token, "_meta" meta. */
+function nameWords(t: TracedTerm): string[] {
+  return contentWords(t.spelling.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[^\p{L}\p{N}]+/gu, ' '))
+}
+
 /** The words a term is made of: "progressToken" is about progress and tokens, "_meta" about meta. */
 function termWords(t: TracedTerm): string[] {
-  const split = t.spelling.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[^\p{L}\p{N}]+/gu, ' ')
-  return [...contentWords(split), ...contentWords(t.term)].map(featureKey)
+  return [...nameWords(t), ...contentWords(t.term)].map(featureKey)
 }
 
 function mentions(text: string, t: TracedTerm, words: Set<string>): boolean {
