@@ -237,3 +237,48 @@ describe('a name a release titles a section with in words', () => {
     expect(chat.calls).toHaveLength(1)
   })
 })
+
+/**
+ * A member written through another receiver: a guide's `req.hostname` is the reference's
+ * `request.hostname`. Read as a different name, the release's reference never mentioned it, and
+ * the question was refused as one only guides answer.
+ */
+const MEMBERS: Record<string, string> = {
+  'reference/1.0/request.md':
+    '# Request\n\n## Properties\n\n- hostname: the hostname of the request, with the port\n\n```js\nconsole.log(req.hostname)\n```\n',
+  'reference/2.0/request.md':
+    '# Request\n\n## Properties\n\n- host: the host of the request\n- hostname: the hostname, without the port\n- port: the port the request came to\n\n```js\nconsole.log(request.hostname)\n```\n',
+  'guides/2.0/migration.md':
+    '# Migration\n\n## Requests now have host, hostname and port\n\nIn 1.0, `req.hostname` included the port. In 2.0, `req.host` has that value and `req.port` holds the port.\n',
+}
+for (const v of ['1.0', '2.0'])
+  for (const topic of ['Reply', 'Server', 'Routes'])
+    MEMBERS[`reference/${v}/${topic.toLowerCase()}.md`] =
+      `# ${topic}\n\n## Overview\n\nThe ${topic.toLowerCase()} page of release ${v} describes its methods.\n`
+
+describe('a member the reference reaches through another receiver', () => {
+  let engine: Engine
+  let cleanup: () => Promise<void>
+
+  beforeAll(async () => {
+    ;({ engine, cleanup } = await engineOverFiles(MEMBERS, 'docs'))
+  })
+  afterAll(async () => {
+    await cleanup?.()
+  })
+
+  it("is the release's own: the question goes to the model", async () => {
+    const chat = new ScriptedChat([() => ({ answerable: false, sentences: [], unanswered_parts: [] })])
+    const result = await engine.ask(
+      {
+        question: "In 2.0 req.hostname doesn't include the port any more, where did the port go?",
+        scope: { collections: ['docs'], version: 'auto' },
+      },
+      { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false, gate: false, quoteShare: null },
+    )
+    const trace = (await engine.answers.trace(result.trace_id))!.data
+    expect(trace.release?.releases).toEqual(['2.0'])
+    expect(trace.release?.verdict).not.toBe('guides_only')
+    expect(chat.calls).toHaveLength(1)
+  })
+})

@@ -110,7 +110,7 @@ export async function checkRelease(
   }
   if (!hasAuthoritative) return { trace, explanation: null, mustCite: [], featureTerms: [], ...rest }
   // Mentioned in the release, but only by guides, while the specifications of other releases define it.
-  const guidesOnly = traced.find((t) => isGuidesOnly(t, WORD_MIN_ELSEWHERE))
+  const guidesOnly = await guidesOnlyTerm(db, { collections: scope.collections, releases, kinds }, traced)
   if (guidesOnly)
     return check(
       'guides_only',
@@ -208,6 +208,36 @@ async function absentField(
 }
 
 /** Authoritative passages per release (unversioned under null), and of the whole collection (at least 1). */
+/** A member reached through a short receiver: `req.hostname`, `reply.code`, `app.listen`. */
+const MEMBER = /^[a-z_$][\w$]{0,11}\.([a-z_$][\w$]*)$/i
+
+/**
+ * The first term only guides of the scoped release mention, while other releases' authoritative
+ * sources define it. A member written through another receiver in the release's own reference is
+ * the same member: guides write `req.hostname` where the reference writes `request.hostname`
+ * (fastify-docs fd16, "In v5 req.hostname doesn't include the port any more…", was refused).
+ */
+async function guidesOnlyTerm(
+  db: Queryable,
+  s: { collections: string[]; releases: string[]; kinds: readonly string[] },
+  traced: TracedTerm[],
+): Promise<TracedTerm | null> {
+  for (const t of traced) {
+    if (!isGuidesOnly(t, WORD_MIN_ELSEWHERE)) continue
+    const member = MEMBER.exec(t.spelling)?.[1]
+    if (member) {
+      const { rows } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM chunks
+          WHERE collection_id = ANY($1::text[]) AND kind = ANY($2::text[]) AND version = ANY($3::text[]) AND text ~* $4`,
+        [s.collections, [...s.kinds], s.releases, `[a-z_$][a-z0-9_$]*\\.${member.replace(/\$/g, '\\$')}\\M`],
+      )
+      if (Number(rows[0]?.n ?? 0) > 0) continue
+    }
+    return t
+  }
+  return null
+}
+
 async function authoritativeCounts(
   db: Queryable,
   collections: string[],
