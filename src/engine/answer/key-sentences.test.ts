@@ -6,6 +6,7 @@ import {
   HISTORY_RELEASES,
   keySentences,
   KEY_SENTENCES,
+  QUOTE_NEW_WORDS,
   QUOTE_SHARE,
   quotedAnswer,
   quotedUnits,
@@ -401,5 +402,29 @@ When a client connects, the server MUST send an endpoint event containing a URI 
     const { picks } = quotedAnswer([p], text, 'What event does the server send with the URI when a client connects?', 0)
     expect(picks[0]!.unit.list).toBeNull()
     expect(quotedUnits(picks.slice(0, 1), text).map((u) => u.unit.text)).toEqual([picks[0]!.unit.text])
+  })
+})
+
+describe('a quoted sentence says something the question does not', () => {
+  // A reference page's list of options, then the option's own entry.
+  const OPTIONS = `## Server options
+
+- ignoreTrailingSlash
+- useSemicolonDelimiter
+- maxParamLength
+
+### useSemicolonDelimiter
+
+When useSemicolonDelimiter is true, the router splits the path at a semicolon and reads the rest as the query string.`
+  const text = (p: PromptPassage) => p.text
+
+  it('skips an entry that only names what was asked, for the sentence that says what it does', () => {
+    const q = 'What does useSemicolonDelimiter do?'
+    const { picks } = quotedAnswer([passage(1, OPTIONS)], text, q, 0)
+    expect(QUOTE_NEW_WORDS).toBeGreaterThan(0)
+    expect(picks[0]!.unit.text).toMatch(/^When useSemicolonDelimiter is true/)
+    expect(picks.map((p) => p.unit.text)).not.toContain('useSemicolonDelimiter')
+    // Key sentences beside the model's own answer are chosen as before.
+    expect(keySentences([], [passage(1, OPTIONS)], text, q, { minScore: 0 }).length).toBeGreaterThan(0)
   })
 })

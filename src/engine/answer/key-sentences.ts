@@ -100,7 +100,14 @@ export function keySentences(
   fullText: (p: PromptPassage) => string,
   question: string,
   /** The rule's numbers, for measuring variants of it (evals/answers/key-sentences.ts). */
-  rule: { sentences?: number; minScore?: number; passages?: number; minShare?: number } = {},
+  rule: {
+    sentences?: number
+    minScore?: number
+    passages?: number
+    minShare?: number
+    /** Content words a sentence must hold beyond the question's, to say something it does not ("- onMaxParamLength" says none). */
+    minNew?: number
+  } = {},
   /** The passages sentences may come from (the best-ranked of these); all count for the terms' weights. */
   from: (p: PromptPassage) => boolean = () => true,
 ): KeyPick[] {
@@ -108,7 +115,10 @@ export function keySentences(
   const ranked = [...passages].sort((a, b) => a.n - b.n)
   const weights = aboutWhat(questionWeights(question, ranked.map(fullText)))
   const exact = exactTerms(question)
-  const candidates = unsaid(answer, ranked.filter(from).slice(0, rule.passages ?? KEY_PASSAGES), fullText)
+  const asked = new Set(contentWords(question))
+  const candidates = unsaid(answer, ranked.filter(from).slice(0, rule.passages ?? KEY_PASSAGES), fullText).filter(
+    (c) => [...c.words].filter((w) => !asked.has(w)).length >= (rule.minNew ?? 0),
+  )
   const picks: KeyPick[] = []
   const left = new Map(weights)
   const total = [...weights.values()].reduce((a, b) => a + b, 0)
@@ -139,6 +149,12 @@ export function keySentences(
 export const QUOTE_SHARE = 0.3
 
 /**
+ * Content words a quoted sentence holds beyond the question's: an entry of a reference page's list
+ * of options ("- useSemicolonDelimiter") holds the asked name and says nothing about it.
+ */
+export const QUOTE_NEW_WORDS = 1
+
+/**
  * The answer in the best passages' own words, when the model gave none that stands: it declined,
  * or none of its sentences checked out. The key sentences of the best-ranked passages, as for an
  * answer (`keySentences`), provided the first holds at least `share` of the question's weighted
@@ -162,7 +178,7 @@ export function quotedAnswer(
   const ranked = [...passages].sort((a, b) => a.n - b.n)
   const weights = aboutWhat(questionWeights(question, ranked.map(fullText)))
   const total = [...weights.values()].reduce((a, b) => a + b, 0)
-  const picks = keySentences([], passages, fullText, question, {}, from)
+  const picks = keySentences([], passages, fullText, question, { minNew: QUOTE_NEW_WORDS }, from)
   const held = total > 0 && picks.length ? picks[0]!.score / total : 0
   if (held < share) return { picks: [], share: held }
   return { picks: picks.sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start), share: held }

@@ -238,6 +238,8 @@ async function fromQuotes(
   const byN = new Map(c.passages.map((p) => [p.n, p]))
   const authoritative = authoritativeRefusal(kept, byN, c.release)
   if (authoritative?.refusal) return null
+  // A quoted table row comes under its table's header, as in the model's answers.
+  kept = wholeTables(kept, byN, fullText, v.repairs)
   if (authoritative) release.cited_authoritative = authoritative.cited
   const shown = numberByFirstUse(kept, byN, hitOf)
   const ns = [...new Set(kept.flatMap((s) => s.cites))].length
