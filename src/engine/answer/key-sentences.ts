@@ -100,17 +100,31 @@ export function keySentences(
   fullText: (p: PromptPassage) => string,
   question: string,
   /** The rule's numbers, for measuring variants of it (evals/answers/key-sentences.ts). */
-  rule: {
-    sentences?: number
-    minScore?: number
-    passages?: number
-    minShare?: number
-    /** Content words a sentence must hold beyond the question's, to say something it does not ("- onMaxParamLength" says none). */
-    minNew?: number
-  } = {},
+  rule: KeyRule = {},
   /** The passages sentences may come from (the best-ranked of these); all count for the terms' weights. */
   from: (p: PromptPassage) => boolean = () => true,
 ): KeyPick[] {
+  return rankKeySentences(answer, passages, fullText, question, rule, from).picks
+}
+
+interface KeyRule {
+  sentences?: number
+  minScore?: number
+  passages?: number
+  minShare?: number
+  /** Content words a sentence must hold beyond the question's, to say something it does not ("- onMaxParamLength" says none). */
+  minNew?: number
+}
+
+/** keySentences' picks, with the total weight of the question's terms they were scored against. */
+function rankKeySentences(
+  answer: readonly string[],
+  passages: readonly PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  question: string,
+  rule: KeyRule,
+  from: (p: PromptPassage) => boolean,
+): { picks: KeyPick[]; total: number } {
   const most = rule.sentences ?? KEY_SENTENCES
   const ranked = [...passages].sort((a, b) => a.n - b.n)
   const weights = aboutWhat(questionWeights(question, ranked.map(fullText)))
@@ -138,7 +152,7 @@ export function keySentences(
     picks.push({ passage: best.passage, unit: best.unit, follows: best.follows, score: bestScore })
     for (const [t, w] of left) if (best.words.has(t) || (exact.has(t) && best.lower.includes(t))) left.set(t, w * DISCOUNT)
   }
-  return picks
+  return { picks, total }
 }
 
 /**
@@ -175,10 +189,7 @@ export function quotedAnswer(
   /** The passages that may be quoted (for a release-scoped question, the release's own authoritative sources). */
   from: (p: PromptPassage) => boolean = () => true,
 ): { picks: KeyPick[]; share: number } {
-  const ranked = [...passages].sort((a, b) => a.n - b.n)
-  const weights = aboutWhat(questionWeights(question, ranked.map(fullText)))
-  const total = [...weights.values()].reduce((a, b) => a + b, 0)
-  const picks = keySentences([], passages, fullText, question, { minNew: QUOTE_NEW_WORDS }, from)
+  const { picks, total } = rankKeySentences([], passages, fullText, question, { minNew: QUOTE_NEW_WORDS }, from)
   const held = total > 0 && picks.length ? picks[0]!.score / total : 0
   if (held < share) return { picks: [], share: held }
   return { picks: picks.sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start), share: held }
@@ -314,6 +325,17 @@ export function requirementSentence(
   return best
 }
 
+/** The items whose text the release rule after generation (`misses`) does not find naming a feature the release lacks. */
+export async function withoutMisses<T>(
+  items: T[],
+  text: (item: T) => string,
+  misses?: (sentences: string[]) => Promise<{ index: number }[]>,
+): Promise<T[]> {
+  if (items.length === 0 || !misses) return items
+  const out = new Set((await misses(items.map(text))).map((m) => m.index))
+  return items.filter((_, i) => !out.has(i))
+}
+
 /** A list item's own marker ("9. ", "* ") as a plain bullet. */
 export const asBullet = (text: string) => text.replace(LIST_MARKER, '- ')
 
@@ -347,10 +369,7 @@ export async function addKeySentences(
     .filter((k) => !inHistory.has(place(k)) && !first.has(place(k)))
     .sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start)
   let picks = [...(rule ? [rule] : []), ...key, ...changes]
-  if (picks.length && misses) {
-    const out = new Set((await misses(picks.map(said))).map((m) => m.index))
-    picks = picks.filter((_, i) => !out.has(i))
-  }
+  picks = await withoutMisses(picks, said, misses)
   if (picks.length === 0) return kept
   const out = [...kept]
   for (const pick of picks) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AskResult } from '../../shared/answer'
 import type { Engine } from '../engine'
 import { engineOverFiles } from '../../test-support/engine-over-files'
-import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
+import { NOT_IN_CONTEXT, OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
 import { calledField, keyPattern, namedInParentheses, nearestWithField } from './release-fields'
 import { firstAppears } from './release-counts'
 
@@ -196,6 +196,16 @@ describe('where a feature the release lacks first appears', () => {
   })
 })
 
+/** Asks with a model that declines (quoted answers off): the trace, and how often the model was called. */
+async function askDeclining(engine: Engine, question: string) {
+  const chat = new ScriptedChat([NOT_IN_CONTEXT])
+  const result = await engine.ask(
+    { question, scope: { collections: ['docs'], version: 'auto' } },
+    { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false, gate: false, quoteShare: null },
+  )
+  return { trace: (await engine.answers.trace(result.trace_id))!.data, calls: chat.calls.length }
+}
+
 /**
  * A name that a release's specification titles a section with in words: 1.0's "Model Preferences"
  * is its section on `modelPreferences`, which 2.0 titles with the name itself ("ModelPreferences").
@@ -224,17 +234,9 @@ describe('a name a release titles a section with in words', () => {
   })
 
   it('is a section about it: the question goes to the model', async () => {
-    const chat = new ScriptedChat([() => ({ answerable: false, sentences: [], unanswered_parts: [] })])
-    const result = await engine.ask(
-      {
-        question: 'How does a server state its modelPreferences in the 1.0 spec?',
-        scope: { collections: ['docs'], version: 'auto' },
-      },
-      { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false, gate: false, quoteShare: null },
-    )
-    const trace = (await engine.answers.trace(result.trace_id))!.data
+    const { trace, calls } = await askDeclining(engine, 'How does a server state its modelPreferences in the 1.0 spec?')
     expect(trace.release?.verdict).toBe('mentioned')
-    expect(chat.calls).toHaveLength(1)
+    expect(calls).toBe(1)
   })
 })
 
@@ -268,17 +270,10 @@ describe('a member the reference reaches through another receiver', () => {
   })
 
   it("is the release's own: the question goes to the model", async () => {
-    const chat = new ScriptedChat([() => ({ answerable: false, sentences: [], unanswered_parts: [] })])
-    const result = await engine.ask(
-      {
-        question: "In 2.0 req.hostname doesn't include the port any more, where did the port go?",
-        scope: { collections: ['docs'], version: 'auto' },
-      },
-      { chat, reranker: new OverlapReranker(), mode: 'keyword', useCache: false, gate: false, quoteShare: null },
-    )
-    const trace = (await engine.answers.trace(result.trace_id))!.data
+    const q = "In 2.0 req.hostname doesn't include the port any more, where did the port go?"
+    const { trace, calls } = await askDeclining(engine, q)
     expect(trace.release?.releases).toEqual(['2.0'])
     expect(trace.release?.verdict).not.toBe('guides_only')
-    expect(chat.calls).toHaveLength(1)
+    expect(calls).toBe(1)
   })
 })

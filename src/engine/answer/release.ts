@@ -207,7 +207,6 @@ async function absentField(
   }
 }
 
-/** Authoritative passages per release (unversioned under null), and of the whole collection (at least 1). */
 /** A member reached through a short receiver: `req.hostname`, `reply.code`, `app.listen`. */
 const MEMBER = /^[a-z_$][\w$]{0,11}\.([a-z_$][\w$]*)$/i
 
@@ -238,6 +237,7 @@ async function guidesOnlyTerm(
   return null
 }
 
+/** Authoritative passages per release (unversioned under null), and of the whole collection (at least 1). */
 async function authoritativeCounts(
   db: Queryable,
   collections: string[],

@@ -6,18 +6,29 @@ import { contentWords } from '../sentences'
 import { checkSentence } from '../support'
 
 /**
+ * Whether a passage is one of the scoped release's authoritative sources (its kind is one of them
+ * and its version one of the scoped releases); null when no release is scoped.
+ */
+export function releaseAuthority(release: ReleaseCheck): ((p: PromptPassage) => boolean) | null {
+  const rule = release.trace
+  if (!rule.releases) return null
+  const releases = rule.releases
+  const kinds = new Set(rule.authoritative_kinds)
+  return (p) => !!p.kind && kinds.has(p.kind) && !!p.version && releases.includes(p.version)
+}
+
+/**
  * Whether a passage is one of the scoped release's authoritative sources (ADR 0013) that speaks of
  * what the question asks about; null when the rule does not apply to this question.
  */
 export function authoritativeFor(release: ReleaseCheck): ((p: PromptPassage) => boolean) | null {
   const rule = release.trace
   if (!rule.must_cite_authoritative || !rule.releases) return null
-  const releases = rule.releases
-  const kinds = new Set(rule.authoritative_kinds)
+  const ofRelease = releaseAuthority(release)!
   const terms = release.mustCite.map((t) => ({ raw: t.toLowerCase(), stem: contentWords(t)[0] ?? t }))
   const features = release.featureTerms.map((t) => ({ raw: t.toLowerCase(), stems: contentWords(t) }))
   return (p) => {
-    if (!p.kind || !kinds.has(p.kind) || !p.version || !releases.includes(p.version)) return false
+    if (!ofRelease(p)) return false
     // The section's heading counts, as it does in the keyword index the rule counted with: a
     // passage under "Elicitation > URL Mode Flow" is about elicitation though its text never says so.
     const own = `${p.heading}\n${p.text}`

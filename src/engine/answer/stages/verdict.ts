@@ -5,10 +5,10 @@ import { compareVersions } from '../../../shared/versions'
 import { renderAnswer } from '../markers'
 import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
-import { addKeySentences, asBullet, quotedAnswer, quotedUnits } from '../key-sentences'
+import { addKeySentences, asBullet, quotedAnswer, quotedUnits, withoutMisses } from '../key-sentences'
 import { dropRepeats } from '../repeats'
 import { wholeTables } from '../readable'
-import { authoritativeFor, authoritativeRefusal, citeAuthoritative } from './authoritative'
+import { authoritativeFor, authoritativeRefusal, citeAuthoritative, releaseAuthority } from './authoritative'
 import { tightenCitations } from '../tighten'
 import { retarget } from '../off-target'
 import type { PromptPassage, ReplySentence } from '../prompt'
@@ -219,10 +219,8 @@ async function fromQuotes(
   const fullText = (p: PromptPassage) => hitOf(p).text
   // Guides describe features their release may lack (ADR 0013): without the model to weigh them, a
   // question scoped to a release with its own authoritative sources is quoted only from those.
-  const rule = c.release.trace
-  const kinds = new Set(rule.authoritative_kinds)
-  const own = (p: PromptPassage) => !!p.kind && kinds.has(p.kind) && !!p.version && rule.releases!.includes(p.version)
-  const from = rule.releases && rule.has_authoritative ? own : () => true
+  const own = c.release.trace.has_authoritative ? releaseAuthority(c.release) : null
+  const from = own ?? (() => true)
   const { picks, share } = quotedAnswer(c.passages, fullText, c.standalone, c.quoteShare ?? undefined, from)
   // A list item comes with its lead-in (and a short list's other items), as bullets.
   let kept: KeptSentence[] = quotedUnits(picks, fullText).map(({ passage, unit }) => ({
@@ -230,10 +228,7 @@ async function fromQuotes(
     cites: [passage.n],
     added: 'quote' as const,
   }))
-  if (kept.length && c.release.checkSentences) {
-    const out = new Set((await c.release.checkSentences(kept.map((s) => s.text))).map((m) => m.index))
-    kept = kept.filter((_, i) => !out.has(i))
-  }
+  kept = await withoutMisses(kept, (s) => s.text, c.release.checkSentences)
   if (kept.length === 0) return null
   const byN = new Map(c.passages.map((p) => [p.n, p]))
   const authoritative = authoritativeRefusal(kept, byN, c.release)
