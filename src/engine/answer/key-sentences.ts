@@ -195,7 +195,7 @@ export function quotedAnswer(
   return { picks: picks.sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start), share: held }
 }
 
-/** A quoted list item comes with its list under the lead-in, when the list is at most this long. */
+/** A quoted list item comes with its list under the lead-in, when the list is at most this long (set by hand, not fitted). */
 export const QUOTED_LIST_ITEMS = 6
 
 /**
