@@ -428,3 +428,78 @@ When useSemicolonDelimiter is true, the router splits the path at a semicolon an
     expect(keySentences([], [passage(1, OPTIONS)], text, q, { minScore: 0 }).length).toBeGreaterThan(0)
   })
 })
+
+describe("a scoped question's answer shows what the release's own specification says", () => {
+  // Shapes of the MCP docs 2025-06-18: the architecture guide, then the tools page of the specification.
+  const GUIDE = `### Real-time Updates (Notifications)
+
+When the server's available tools change, the server can proactively notify connected clients.
+Notifications are a core part of the MCP architecture.`
+  const SPEC = `### Capabilities
+
+Servers that support tools MUST declare the tools capability.
+
+listChanged indicates whether the server will emit notifications when the list of available tools changes.`
+  const OTHER = `### Capabilities
+
+listChanged indicates whether the server will emit notifications when the list of available prompts changes.`
+  const of = (n: number, text: string, kind: string | null, version: string): PromptPassage =>
+    ({ ...passage(n, text), kind, version }) as PromptPassage
+  const Q39 = 'How does a server tell the client that its set of available tools is different now?'
+  const ownOf = (release: string) => (p: PromptPassage) => p.kind === 'Specification' && p.version === release
+  const guide = of(1, GUIDE, 'Guide', '2025-06-18')
+  const filler = of(2, 'Notifications are messages that need no response.', 'Guide', '2025-06-18')
+  const spec = of(3, SPEC, 'Specification', '2025-06-18')
+  const kept = [
+    { text: "When the server's available tools change, the server can proactively notify connected clients.", cites: [1] },
+  ]
+
+  it('adds the specification sentence that holds the question when the answer cites only a guide', async () => {
+    const repairs: VerificationRepair[] = []
+    const out = await addKeySentences(
+      kept,
+      [guide, filler, spec],
+      (p) => p.text,
+      Q39,
+      repairs,
+      undefined,
+      false,
+      ownOf('2025-06-18'),
+    )
+    const added = out.filter((s) => s.added === 'quote' && s.cites.join() === '3')
+    expect(added.map((s) => s.text)).toEqual([
+      'listChanged indicates whether the server will emit notifications when the list of available tools changes.',
+    ])
+    expect(repairs.map((r) => r.code)).toEqual(['key_sentences_added'])
+    expect(repairs[0]!.message).toContain(
+      'Passage [3] is the specification of 2025-06-18, which nothing else in the answer cited.',
+    )
+    // Without a scoped release, the specification is the third passage and adds nothing.
+    const plain = await addKeySentences(kept, [guide, filler, spec], (p) => p.text, Q39, [])
+    expect(plain.some((s) => s.cites.includes(3))).toBe(false)
+  })
+
+  it('adds nothing when the answer already cites the specification, or only another release has one', async () => {
+    const cited = [{ ...kept[0]!, cites: [1, 3] }]
+    const out = await addKeySentences(cited, [guide, filler, spec], (p) => p.text, Q39, [], undefined, false, ownOf('2025-06-18'))
+    expect(out.filter((s) => s.cites.includes(3) && s.added)).toEqual([])
+    const older = await addKeySentences(
+      kept,
+      [guide, filler, spec],
+      (p) => p.text,
+      Q39,
+      [],
+      undefined,
+      false,
+      ownOf('2025-03-26'),
+    )
+    expect(older.some((s) => s.cites.includes(3))).toBe(false)
+  })
+
+  it('adds no specification sentence that does not hold the question', async () => {
+    const other = of(3, OTHER, 'Specification', '2025-06-18')
+    const q = 'How does a server tell the client that its set of available tools is different now?'
+    const out = await addKeySentences(kept, [guide, filler, other], (p) => p.text, q, [], undefined, false, ownOf('2025-06-18'))
+    expect(out.filter((s) => s.cites.includes(3))).toEqual([])
+  })
+})

@@ -325,6 +325,40 @@ export function requirementSentence(
   return best
 }
 
+/**
+ * For a question scoped to a release with its own authoritative sources (a specification), when
+ * nothing the answer says so far rests on them: the key sentence of the release's own authoritative
+ * passages the model was given, so that the answer shows what the release itself says. A 1.5B model
+ * asked how a 2025-06-18 server tells clients its tools changed answered from the architecture
+ * guide, while the specification's "listChanged indicates whether the server will emit
+ * notifications when the list of available tools changes" sat among its passages. The sentence
+ * must hold MIN_SCORE of the question and a word beyond it (QUOTE_NEW_WORDS), as any key sentence
+ * or quote; null when an answer sentence already cites the release's own source, or none holds
+ * that much.
+ */
+export function ownSentence(
+  kept: readonly KeptSentence[],
+  chosen: readonly KeyPick[],
+  answer: readonly string[],
+  passages: readonly PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  question: string,
+  own: (p: PromptPassage) => boolean,
+): KeyPick | null {
+  const byN = new Map(passages.map((p) => [p.n, p]))
+  if (kept.some((s) => s.cites.some((n) => byN.get(n) && own(byN.get(n)!)))) return null
+  if (chosen.some((k) => own(k.passage))) return null
+  const [pick] = keySentences(answer, passages, fullText, question, { sentences: 1, minNew: QUOTE_NEW_WORDS }, own)
+  return pick ?? null
+}
+
+/** What the repair says of the release's own sentence, when it was added: nothing else the answer said rested on that release's source. */
+function ownNote(fromOwn: KeyPick | null, picks: readonly KeyPick[]): string {
+  if (!fromOwn || !picks.includes(fromOwn)) return ''
+  const p = fromOwn.passage
+  return ` Passage [${p.n}] is the ${p.kind?.toLowerCase() ?? 'authoritative source'} of ${p.version}, which nothing else in the answer cited.`
+}
+
 /** The items whose text the release rule after generation (`misses`) does not find naming a feature the release lacks. */
 export async function withoutMisses<T>(
   items: T[],
@@ -354,6 +388,8 @@ export async function addKeySentences(
   misses?: (sentences: string[]) => Promise<{ index: number }[]>,
   /** The question asks what changed (retrieval ranked change logs first): each release's change-log line is added too. */
   history = false,
+  /** For a question scoped to a release with its own authoritative sources: whether a passage is one of them (stages/authoritative.ts releaseAuthority). */
+  own: ((p: PromptPassage) => boolean) | null = null,
 ): Promise<KeptSentence[]> {
   if (!kept.some((s) => !s.added)) return kept
   const texts = kept.map((s) => s.text)
@@ -368,7 +404,9 @@ export async function addKeySentences(
   const key = keySentences(texts, passages, fullText, question)
     .filter((k) => !inHistory.has(place(k)) && !first.has(place(k)))
     .sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start)
-  let picks = [...(rule ? [rule] : []), ...key, ...changes]
+  const chosen = [...(rule ? [rule] : []), ...key]
+  const fromOwn = own ? ownSentence(kept, chosen, texts, passages, fullText, question, own) : null
+  let picks = [...chosen, ...(fromOwn ? [fromOwn] : []), ...changes]
   picks = await withoutMisses(picks, said, misses)
   if (picks.length === 0) return kept
   const out = [...kept]
@@ -376,11 +414,14 @@ export async function addKeySentences(
     const last = out.reduce((at, s, i) => (s.cites.includes(pick.passage.n) ? i : at), -1)
     const historyLine = inHistory.has(place(pick))
     const at = first.has(place(pick)) ? 0 : historyLine ? out.length : last >= 0 ? last + 1 : out.length
-    const added = [pick.unit, ...(pick.follows ? [pick.follows] : [])].map((u) => ({
+    // The release's own sentence is shown as a quote is: a list item with its lead-in and short list.
+    const units =
+      pick === fromOwn ? quotedUnits([pick], fullText).map((q) => q.unit) : [pick.unit, ...(pick.follows ? [pick.follows] : [])]
+    const added = units.map((u) => ({
       // A change-log line read beside other releases' lines is an item of the history, not the
       // ninth item of its own release's list.
       // A numbered item copied alone is a bullet too: out of its list, "3." means nothing.
-      text: u === pick.unit && (historyLine || u.ordinal !== null) ? asBullet(u.text) : u.text,
+      text: (u === pick.unit && historyLine) || u.ordinal !== null ? asBullet(u.text) : u.text,
       cites: [pick.passage.n],
       added: 'quote' as const,
     }))
@@ -391,7 +432,7 @@ export async function addKeySentences(
   const n = picks.length
   repairs.push({
     code: 'key_sentences_added',
-    message: `The answer left out ${n === 1 ? 'a sentence' : `${n} sentences`} of ${from} on the question; ${n === 1 ? 'it was' : 'they were'} added.`,
+    message: `The answer left out ${n === 1 ? 'a sentence' : `${n} sentences`} of ${from} on the question; ${n === 1 ? 'it was' : 'they were'} added.${ownNote(fromOwn, picks)}`,
   })
   return out
 }
