@@ -50,7 +50,7 @@ async function run(
   misses?: (s: string[]) => Promise<{ index: number }[]>,
 ) {
   const repairs: VerificationRepair[] = []
-  const out = await addKeySentences(kept, passages, (p) => p.text, question, repairs, misses)
+  const out = await addKeySentences(kept, passages, (p) => p.text, question, repairs, { misses })
   return { out, repairs }
 }
 
@@ -206,7 +206,7 @@ describe('a question about what changed', () => {
   const TASKS = 'What happened to tasks after they were first introduced?'
   /** The answer with its key sentences and, the question being about change, each release's line. */
   const history = (kept: KeptSentence[], passages: PromptPassage[], question: string, repairs: VerificationRepair[] = []) =>
-    addKeySentences(kept, passages, (p) => p.text, question, repairs, undefined, true)
+    addKeySentences(kept, passages, (p) => p.text, question, repairs, { history: true })
 
   it('adds what each release change log says about the subject, one line per release, oldest first', async () => {
     const kept = [{ text: 'Tasks were introduced in version 2025-11-25 as an experimental feature.', cites: [3] }]
@@ -222,9 +222,21 @@ describe('a question about what changed', () => {
     expect(repairs.map((r) => r.code)).toEqual(['key_sentences_added'])
   })
 
+  it("adds a line of the scoped release's own change log once, as a line of the history", async () => {
+    const kept = [{ text: 'Tasks were introduced as an experimental feature.', cites: [2] }]
+    const guide = { ...passage(2, LOGGING), kind: 'Docs', version: '2025-11-25' } as PromptPassage
+    const own = (p: PromptPassage) => p.kind === 'Specification' && p.version === '2025-11-25'
+    const q = 'What changed about tasks for durable requests?'
+    const out = await addKeySentences(kept, [logs[1]!, guide], (p) => p.text, q, [], { history: true, own })
+    const lines = out.filter((s) => s.text.includes('tracking durable requests'))
+    expect(lines.map((s) => s.text)).toEqual([
+      '- Add experimental support for tasks to enable tracking durable requests with polling.',
+    ])
+  })
+
   it('adds no change-log lines when the question is not about change, nor more releases than the limit', async () => {
     const kept = [{ text: 'Tasks track durable requests.', cites: [3] }]
-    const plain = await addKeySentences(kept, logs, (p) => p.text, 'How do tasks track durable requests?', [], undefined, false)
+    const plain = await addKeySentences(kept, logs, (p) => p.text, 'How do tasks track durable requests?', [], { history: false })
     expect(plain.some((s) => s.text.includes('official extension'))).toBe(false)
     const many = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'].map((v, i) =>
       log(i + 1, v, [`Change how sampling works, part ${i + 1} of the sampling redesign.`]),
@@ -456,16 +468,7 @@ listChanged indicates whether the server will emit notifications when the list o
 
   it('adds the specification sentence that holds the question when the answer cites only a guide', async () => {
     const repairs: VerificationRepair[] = []
-    const out = await addKeySentences(
-      kept,
-      [guide, filler, spec],
-      (p) => p.text,
-      Q39,
-      repairs,
-      undefined,
-      false,
-      ownOf('2025-06-18'),
-    )
+    const out = await addKeySentences(kept, [guide, filler, spec], (p) => p.text, Q39, repairs, { own: ownOf('2025-06-18') })
     const added = out.filter((s) => s.added === 'quote' && s.cites.join() === '3')
     expect(added.map((s) => s.text)).toEqual([
       'listChanged indicates whether the server will emit notifications when the list of available tools changes.',
@@ -481,25 +484,16 @@ listChanged indicates whether the server will emit notifications when the list o
 
   it('adds nothing when the answer already cites the specification, or only another release has one', async () => {
     const cited = [{ ...kept[0]!, cites: [1, 3] }]
-    const out = await addKeySentences(cited, [guide, filler, spec], (p) => p.text, Q39, [], undefined, false, ownOf('2025-06-18'))
+    const out = await addKeySentences(cited, [guide, filler, spec], (p) => p.text, Q39, [], { own: ownOf('2025-06-18') })
     expect(out.filter((s) => s.cites.includes(3) && s.added)).toEqual([])
-    const older = await addKeySentences(
-      kept,
-      [guide, filler, spec],
-      (p) => p.text,
-      Q39,
-      [],
-      undefined,
-      false,
-      ownOf('2025-03-26'),
-    )
+    const older = await addKeySentences(kept, [guide, filler, spec], (p) => p.text, Q39, [], { own: ownOf('2025-03-26') })
     expect(older.some((s) => s.cites.includes(3))).toBe(false)
   })
 
   it('adds no specification sentence that does not hold the question', async () => {
     const other = of(3, OTHER, 'Specification', '2025-06-18')
     const q = 'How does a server tell the client that its set of available tools is different now?'
-    const out = await addKeySentences(kept, [guide, filler, other], (p) => p.text, q, [], undefined, false, ownOf('2025-06-18'))
+    const out = await addKeySentences(kept, [guide, filler, other], (p) => p.text, q, [], { own: ownOf('2025-06-18') })
     expect(out.filter((s) => s.cites.includes(3))).toEqual([])
   })
 })

@@ -373,11 +373,23 @@ export async function withoutMisses<T>(
 /** A list item's own marker ("9. ", "* ") as a plain bullet. */
 export const asBullet = (text: string) => text.replace(LIST_MARKER, '- ')
 
+/** What else decides the key sentences an answer gets. */
+export interface KeyOptions {
+  /** The release rule after generation (release-after.ts), for a question scoped to a release. */
+  misses?: (sentences: string[]) => Promise<{ index: number }[]>
+  /** The question asks what changed (retrieval ranked change logs first): each release's change-log line is added too. */
+  history?: boolean
+  /** For a question scoped to a release with its own authoritative sources: whether a passage is one of them (stages/authoritative.ts releaseAuthority). */
+  own?: ((p: PromptPassage) => boolean) | null
+}
+
 /**
  * The answer with the key sentences added: each after the last sentence that cites its passage,
  * else at the end, in the passage's order. A repair names what was added. `misses`, when the
  * question is scoped to a release, is the release rule after generation (release-after.ts): a
- * sentence that names a feature the release lacks is not added, copied or not.
+ * sentence that names a feature the release lacks is not added, copied or not. `own`, for a
+ * question scoped to a release with its own authoritative sources, adds that source's sentence
+ * when nothing else the answer says cites it (`ownSentence`).
  */
 export async function addKeySentences(
   kept: KeptSentence[],
@@ -385,11 +397,7 @@ export async function addKeySentences(
   fullText: (p: PromptPassage) => string,
   question: string,
   repairs: VerificationRepair[],
-  misses?: (sentences: string[]) => Promise<{ index: number }[]>,
-  /** The question asks what changed (retrieval ranked change logs first): each release's change-log line is added too. */
-  history = false,
-  /** For a question scoped to a release with its own authoritative sources: whether a passage is one of them (stages/authoritative.ts releaseAuthority). */
-  own: ((p: PromptPassage) => boolean) | null = null,
+  { misses, history = false, own = null }: KeyOptions = {},
 ): Promise<KeptSentence[]> {
   if (!kept.some((s) => !s.added)) return kept
   const texts = kept.map((s) => s.text)
@@ -405,7 +413,9 @@ export async function addKeySentences(
     .filter((k) => !inHistory.has(place(k)) && !first.has(place(k)))
     .sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start)
   const chosen = [...(rule ? [rule] : []), ...key]
-  const fromOwn = own ? ownSentence(kept, chosen, texts, passages, fullText, question, own) : null
+  const ownPick = own ? ownSentence(kept, chosen, texts, passages, fullText, question, own) : null
+  // A change-log line of the release's own specification is added once, as a line of the history.
+  const fromOwn = ownPick && !inHistory.has(place(ownPick)) ? ownPick : null
   let picks = [...chosen, ...(fromOwn ? [fromOwn] : []), ...changes]
   picks = await withoutMisses(picks, said, misses)
   if (picks.length === 0) return kept

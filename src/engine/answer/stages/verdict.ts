@@ -134,7 +134,11 @@ async function answer(
   // After the release rules, which judge what the model's answer rests on: copied sentences do not rescue it.
   // For a question scoped to a release with its own specification, what the specification says is among them.
   const own = c.release.trace.has_authoritative ? releaseAuthority(c.release) : null
-  const added = await addKeySentences(kept, passages, fullText, standalone, v.repairs, c.release.checkSentences, c.history, own)
+  const added = await addKeySentences(kept, passages, fullText, standalone, v.repairs, {
+    misses: c.release.checkSentences,
+    history: c.history,
+    own,
+  })
   // Table rows under their table's header, as the cited passage has them (a header alone goes).
   const full = wholeTables(dropRepeats(added, v.repairs), byN, fullText, v.repairs)
   // A sentence's citations of passages without the names it states go, where others hold them all.
