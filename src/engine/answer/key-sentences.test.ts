@@ -302,7 +302,8 @@ describe('a question about what changed', () => {
 
 describe('through the engine', () => {
   it('shows the key sentences as copied, cites their passage and names them in the trace', async () => {
-    const { askOverOneFile, reply } = await import('./scripted.testutil')
+    const { reply } = await import('./scripted.testutil')
+    const { askOverOneFile } = await import('../../test-support/ask-over-one-file')
     const { result, trace } = await askOverOneFile(
       { name: 'transports.md', markdown: `# Transports\n\n${TRANSPORT}\n` },
       'When the client POSTs a JSON-RPC request to the MCP endpoint, what Accept header must it include and what content types can the server return?',

@@ -239,7 +239,8 @@ describe('a procedure the answer stopped in', () => {
 
 describe('through the engine', () => {
   it('answers a lead-in with the list copied from the source, shown as added and named in the trace', async () => {
-    const { askOverOneFile, reply } = await import('./scripted.testutil')
+    const { reply } = await import('./scripted.testutil')
+    const { askOverOneFile } = await import('../../test-support/ask-over-one-file')
     const { result, trace } = await askOverOneFile(
       { name: 'errors.md', markdown: `# Protocol\n\n${ERRORS}\n` },
       'Which JSON-RPC error codes are defined for error handling?',

@@ -153,7 +153,8 @@ describe('a copied step that ends in a colon', () => {
 
 describe('through the engine', () => {
   it('shows a table row the model wrote under its header, drawn as a table, and names it in the trace', async () => {
-    const { askOverOneFile, reply } = await import('./scripted.testutil')
+    const { reply } = await import('./scripted.testutil')
+    const { askOverOneFile } = await import('../../test-support/ask-over-one-file')
     const { result, trace } = await askOverOneFile(
       { name: 'elicitation.md', markdown: `# Elicitation\n\n${FIELDS}\n` },
       'What does the mode field of an elicitation request hold?',
@@ -229,7 +230,9 @@ describe('sentences that end without a full stop', () => {
         { text: 'The server MAY terminate the session at any time.', citations: [1] },
         { text: '5. Clients that no longer need a session SHOULD send an HTTP DELETE.', citations: [1] },
       ]),
-    ).toBe('The server MAY terminate the session at any time [1].\n- Clients that no longer need a session SHOULD send an HTTP DELETE [1].')
+    ).toBe(
+      'The server MAY terminate the session at any time [1].\n- Clients that no longer need a session SHOULD send an HTTP DELETE [1].',
+    )
     expect(
       renderAnswer([
         { text: 'The client MUST use HTTP POST.', citations: [1] },

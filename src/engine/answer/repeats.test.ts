@@ -63,7 +63,8 @@ describe('a sentence the answer says twice', () => {
 
 describe('through the engine', () => {
   it('shows a paragraph the model wrote twice once, and names the repair in the trace', async () => {
-    const { askOverOneFile, reply } = await import('./scripted.testutil')
+    const { reply } = await import('./scripted.testutil')
+    const { askOverOneFile } = await import('../../test-support/ask-over-one-file')
     const text =
       'The authorization server is responsible for interacting with the user and issuing access tokens for use at the MCP server. It may be hosted with the resource server or a separate entity.'
     const { result, trace } = await askOverOneFile(

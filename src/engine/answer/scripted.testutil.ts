@@ -1,5 +1,4 @@
 import type { ChatModel, GenerateJsonArgs, GenerateResult, Reranker } from '../core/model-ports'
-import type { AskResult } from '../../shared/answer'
 import { splitLegacyAnswer } from './verify'
 
 /**
@@ -112,40 +111,5 @@ export class OverlapReranker implements Reranker {
       const share = words.length ? words.filter((w) => text.includes(w)).length / words.length : 0
       return Math.round((10 * share - 8) * 1000) / 1000
     })
-  }
-}
-
-/**
- * Asks `question` through the whole pipeline of a real engine (PGlite, no models installed) over
- * one Markdown file in the collection "spec": keyword search, the overlap reranker, no cache, and a
- * scripted model replying `replies` in order. Returns the result and its stored trace; the engine
- * and its folders are removed afterwards.
- */
-export async function askOverOneFile(
-  file: { name: string; markdown: string },
-  question: string,
-  replies: ScriptedReply[],
-): Promise<{ result: AskResult; trace: unknown }> {
-  const { mkdir, writeFile } = await import('node:fs/promises')
-  const path = await import('node:path')
-  const { Engine } = await import('../engine')
-  const { tempDir } = await import('../../test-support/paths')
-  const c = await tempDir()
-  const d = await tempDir()
-  const engine = await Engine.open({ dataDir: d.dir, modelsDir: path.join(d.dir, 'no-models') })
-  try {
-    await mkdir(path.join(c.dir, 'spec'), { recursive: true })
-    await writeFile(path.join(c.dir, 'spec', file.name), file.markdown)
-    const failed = (await engine.importFolder(c.dir, { collection: 'spec' })).failed
-    if (failed.length) throw new Error(`the test file did not import: ${JSON.stringify(failed)}`)
-    const result = await engine.ask(
-      { question, scope: { collections: ['spec'], version: 'all' } },
-      { chat: new ScriptedChat(replies), reranker: new OverlapReranker(), mode: 'keyword', useCache: false },
-    )
-    return { result, trace: (await engine.answers.trace(result.trace_id))!.data }
-  } finally {
-    await engine.close()
-    await c.cleanup()
-    await d.cleanup()
   }
 }

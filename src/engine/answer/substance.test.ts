@@ -111,7 +111,8 @@ describe('an answer without substance', () => {
 
 describe('through the engine', () => {
   it('shows the answering sentence as added, cited and named in the trace', async () => {
-    const { askOverOneFile, reply } = await import('./scripted.testutil')
+    const { reply } = await import('./scripted.testutil')
+    const { askOverOneFile } = await import('../../test-support/ask-over-one-file')
     const { result, trace } = await askOverOneFile(
       { name: 'prompts.md', markdown: `# Prompts\n\n${PROMPTS}\n` },
       'what notification does the server send when its list of prompts changes',

@@ -94,7 +94,8 @@ describe('a sentence cites the passages that say it', () => {
 
 describe('through the engine', () => {
   it('lists as sources only the passages that say what the answer says', async () => {
-    const { askOverOneFile, reply } = await import('./scripted.testutil')
+    const { reply } = await import('./scripted.testutil')
+    const { askOverOneFile } = await import('../../test-support/ask-over-one-file')
     const md = [
       '# HTTP',
       '## Standard Request Headers',
