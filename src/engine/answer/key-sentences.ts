@@ -379,7 +379,7 @@ export interface KeyOptions {
   misses?: (sentences: string[]) => Promise<{ index: number }[]>
   /** The question asks what changed (retrieval ranked change logs first): each release's change-log line is added too. */
   history?: boolean
-  /** For a question scoped to a release with its own authoritative sources: whether a passage is one of them (stages/authoritative.ts releaseAuthority). */
+  /** For a question scoped to a release with its own authoritative sources: whether a passage is one of them (stages/authoritative.ts ownSources). */
   own?: ((p: PromptPassage) => boolean) | null
 }
 

@@ -18,6 +18,15 @@ export function releaseAuthority(release: ReleaseCheck): ((p: PromptPassage) => 
 }
 
 /**
+ * The scoped release's own authoritative passages, when it has any: what a quoted answer may quote
+ * and where the release's own sentence of an answer comes from (key-sentences.ts ownSentence);
+ * null when no release is scoped or it has no authoritative source.
+ */
+export function ownSources(release: ReleaseCheck): ((p: PromptPassage) => boolean) | null {
+  return release.trace.has_authoritative ? releaseAuthority(release) : null
+}
+
+/**
  * Whether a passage is one of the scoped release's authoritative sources (ADR 0013) that speaks of
  * what the question asks about; null when the rule does not apply to this question.
  */

@@ -8,7 +8,7 @@ import { addSubstance } from '../substance'
 import { addKeySentences, asBullet, quotedAnswer, quotedUnits, withoutMisses } from '../key-sentences'
 import { dropRepeats } from '../repeats'
 import { wholeTables } from '../readable'
-import { authoritativeFor, authoritativeRefusal, citeAuthoritative, releaseAuthority } from './authoritative'
+import { authoritativeFor, authoritativeRefusal, citeAuthoritative, ownSources } from './authoritative'
 import { tightenCitations } from '../tighten'
 import { retarget } from '../off-target'
 import type { PromptPassage, ReplySentence } from '../prompt'
@@ -133,7 +133,7 @@ async function answer(
   if (authoritative?.refusal) return notInRelease(authoritative.refusal)
   // After the release rules, which judge what the model's answer rests on: copied sentences do not rescue it.
   // For a question scoped to a release with its own specification, what the specification says is among them.
-  const own = c.release.trace.has_authoritative ? releaseAuthority(c.release) : null
+  const own = ownSources(c.release)
   const added = await addKeySentences(kept, passages, fullText, standalone, v.repairs, {
     misses: c.release.checkSentences,
     history: c.history,
@@ -225,7 +225,7 @@ async function fromQuotes(
   const fullText = (p: PromptPassage) => hitOf(p).text
   // Guides describe features their release may lack (ADR 0013): without the model to weigh them, a
   // question scoped to a release with its own authoritative sources is quoted only from those.
-  const own = c.release.trace.has_authoritative ? releaseAuthority(c.release) : null
+  const own = ownSources(c.release)
   const from = own ?? (() => true)
   const { picks, share } = quotedAnswer(c.passages, fullText, c.standalone, c.quoteShare ?? undefined, from)
   // A list item comes with its lead-in (and a short list's other items), as bullets.
