@@ -339,7 +339,6 @@ export function requirementSentence(
 export function ownSentence(
   kept: readonly KeptSentence[],
   chosen: readonly KeyPick[],
-  answer: readonly string[],
   passages: readonly PromptPassage[],
   fullText: (p: PromptPassage) => string,
   question: string,
@@ -348,6 +347,7 @@ export function ownSentence(
   const byN = new Map(passages.map((p) => [p.n, p]))
   if (kept.some((s) => s.cites.some((n) => byN.get(n) && own(byN.get(n)!)))) return null
   if (chosen.some((k) => own(k.passage))) return null
+  const answer = kept.map((s) => s.text)
   const [pick] = keySentences(answer, passages, fullText, question, { sentences: 1, minNew: QUOTE_NEW_WORDS }, own)
   return pick ?? null
 }
@@ -413,7 +413,7 @@ export async function addKeySentences(
     .filter((k) => !inHistory.has(place(k)) && !first.has(place(k)))
     .sort((a, b) => a.passage.n - b.passage.n || a.unit.start - b.unit.start)
   const chosen = [...(rule ? [rule] : []), ...key]
-  const ownPick = own ? ownSentence(kept, chosen, texts, passages, fullText, question, own) : null
+  const ownPick = own ? ownSentence(kept, chosen, passages, fullText, question, own) : null
   // A change-log line of the release's own specification is added once, as a line of the history.
   const fromOwn = ownPick && !inHistory.has(place(ownPick)) ? ownPick : null
   let picks = [...chosen, ...(fromOwn ? [fromOwn] : []), ...changes]
