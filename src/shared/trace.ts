@@ -21,6 +21,8 @@ export const RetrievalTrace = z.object({
   vector: z.array(VectorRank).nullable(),
   fused: z.array(FusedRank),
   reranked: z.array(RerankedScore).nullable(),
+  /** Words of the question that no passage holds, searched by keyword as the section-title word nearest to them. */
+  bridged: z.array(z.object({ word: z.string(), term: z.string(), cosine: z.number() })).optional(),
 })
 export type RetrievalTrace = z.infer<typeof RetrievalTrace>
 
@@ -265,6 +267,8 @@ export const KeyTermTrace = z.object({
    * sources do when any does (a guide copied into every release's folder is no such evidence).
    */
   first_version: z.string().nullable(),
+  /** A title word that stands for a word of the question no passage holds (that word), weighed only for "never mentioned". */
+  bridged_from: z.string().optional(),
 })
 export type KeyTermTrace = z.infer<typeof KeyTermTrace>
 

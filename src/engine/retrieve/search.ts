@@ -22,6 +22,7 @@ import {
 } from './fuse'
 import { resolveScope, searchText, type ResolvedScope } from './scope'
 import { foldSameText } from './same-text'
+import { bridgeWords, canBridge, withBridges, type Bridge } from './bridge'
 
 export interface SearchOptions {
   mode: SearchMode
@@ -152,7 +153,10 @@ export async function searchChunks(
   // A change question looks deeper into each list for change-log sections (see fuseFor); the lists
   // fused stay `candidates` long.
   const depth = scope.changeLogFirst ? candidates * CHANGE_LOG_DEPTH : candidates
-  const deep = await retrieveLists(ctx, text, scope, depth, opts.mode, log)
+  // Words the documents never use are searched by keyword as the title word nearest to them (bridge.ts).
+  const bridged = await log.time('bridge_ms', () => bridgesFor(ctx, text, scope, opts))
+  if (bridged.length > 0) log.notices.push(bridgeNotice(bridged))
+  const deep = await retrieveLists(ctx, text, scope, depth, opts.mode, log, bridged)
   const keyword = deep.keyword?.slice(0, candidates) ?? null
   const vector = deep.vector?.slice(0, candidates) ?? null
   if (vector && vector.length === 0 && deep.wantVector) await noticeUnembedded(ctx, scope, log)
@@ -177,8 +181,30 @@ export async function searchChunks(
     notices: log.notices,
     results,
     timings_ms: log.timings,
-    trace: { keyword, vector, fused, reranked },
+    trace: { keyword, vector, fused, reranked, ...(bridged.length ? { bridged } : {}) },
   }
+}
+
+/** What the person is told of a bridge: the results rest on the embedder's reading of their word. */
+export function bridgeNotice(bridged: readonly Bridge[]): string {
+  const join = (xs: string[], word: string) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} ${word} ${xs.at(-1)}` : xs[0]!)
+  const words = join(
+    bridged.map((b) => `"${b.word}"`),
+    'or',
+  )
+  const terms = join(
+    bridged.map((b) => `"${b.term}"`),
+    'and',
+  )
+  return bridged.length > 1
+    ? `No passage says ${words}, so they were searched as ${terms}, the nearest words in the section titles.`
+    : `No passage says ${words}, so it was searched as ${terms}, the nearest word in the section titles.`
+}
+
+/** Bridges for a search that reads the keyword index with an embedder that has a bridge floor; none otherwise. */
+async function bridgesFor(ctx: SearchContext, text: string, scope: ResolvedScope, opts: SearchOptions): Promise<Bridge[]> {
+  if (opts.mode === 'vector' || !canBridge(ctx.embedder)) return []
+  return bridgeWords(ctx.db, ctx.embedder, scope.collections, text, opts.signal)
 }
 
 /** Runs the retrievers the mode asks for, `depth` deep; vector search only with an embedding model (else a notice says why). */
@@ -189,6 +215,7 @@ async function retrieveLists(
   depth: number,
   mode: SearchMode,
   log: SearchLog,
+  bridged: Bridge[] = [],
 ): Promise<{ keyword: KeywordList; vector: VectorList; wantVector: boolean }> {
   const wantKeyword = mode === 'keyword' || mode === 'hybrid'
   let wantVector = mode === 'vector' || mode === 'hybrid'
@@ -201,7 +228,9 @@ async function retrieveLists(
   }
   const embedder = ctx.embedder
   const [keyword, vector] = await Promise.all([
-    wantKeyword ? log.time('keyword_ms', () => retrieveKeyword(ctx.db, text, scope, depth)) : Promise.resolve(null),
+    wantKeyword
+      ? log.time('keyword_ms', () => retrieveKeyword(ctx.db, withBridges(text, bridged), scope, depth))
+      : Promise.resolve(null),
     wantVector && embedder
       ? log.time('vector_ms', async () => {
           const qv = await log.time('embed_query_ms', () => embedder.embedQuery(text))

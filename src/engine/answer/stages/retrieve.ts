@@ -2,6 +2,7 @@ import type { GateTrace, RetrievalRecord, SearchRewriteTrace } from '../../../sh
 import type { ResolvedScope } from '../../retrieve/scope'
 import type { RetrievalOutcome } from '../context'
 import { decideGate } from '../gate'
+import { withBridges } from '../../retrieve/bridge'
 import type { ChatModel } from '../../core/model-ports'
 import { errorText, type AskSections, type StageEnv } from './run'
 
@@ -72,7 +73,13 @@ function search(env: StageEnv, query: string, scope: ResolvedScope): Promise<Ret
 
 async function gateFor(env: StageEnv, query: string, scope: ResolvedScope, retrieval: RetrievalOutcome): Promise<GateTrace> {
   const topKeyword = retrieval.trace.keyword?.[0]?.chunk_id ?? null
-  const keyword = scope.collections.length ? await env.ctx.keywordEvidence(query, scope, topKeyword) : null
+  // The gate weighs the words keyword search read: a word no passage holds, as its bridge
+  // (retrieve/bridge.ts). A bridge is the embedder's guess at what the word means, so whether the
+  // question is off topic is still judged by its own words ("science" is not "discovery").
+  const bridged = retrieval.trace.bridged ?? []
+  let keyword = scope.collections.length ? await env.ctx.keywordEvidence(withBridges(query, bridged), scope, topKeyword) : null
+  if (keyword && bridged.length > 0)
+    keyword = { ...keyword, known_share: (await env.ctx.keywordEvidence(query, scope, topKeyword)).known_share }
   const reranked = retrieval.trace.reranked
   const bestReranker = reranked && reranked.length ? Math.max(...reranked.map((r) => r.reranker)) : null
   const vec = retrieval.trace.vector
@@ -123,6 +130,7 @@ function retrievalRecord(r: RetrievalOutcome): RetrievalRecord {
     vector: r.trace.vector,
     fused: r.trace.fused,
     reranked: r.trace.reranked,
+    ...(r.trace.bridged ? { bridged: r.trace.bridged } : {}),
     results: r.results.map((h) => h.chunk_id),
   }
 }
