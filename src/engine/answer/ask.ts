@@ -6,7 +6,7 @@ import type { AskRequest, AskResult } from '../../shared/answer'
 import type { AskContext } from './context'
 import { keywordEvidence } from './gate'
 import { ANSWER_SYSTEM_PROMPT } from './prompt'
-import { checkRelease } from './release'
+import { AUTHORITATIVE_KINDS, checkRelease } from './release'
 import { similarityFloorFor, type Similarity } from './support'
 import { runAsk, type AskOptions } from './pipeline'
 import { AnswerStore } from './store'
@@ -69,7 +69,7 @@ export async function askWithEngine(engine: AskEngine, request: AskRequest, opts
       const { embedder, reranker } = await searchModelsFor(models, o)
       return { embedder: embedder.model?.id ?? null, reranker: reranker.model?.id ?? null }
     },
-    checkRelease: (scope, question) => checkRelease(engine.db, scope, question),
+    checkRelease: (scope, question, bridged) => checkRelease(engine.db, scope, question, AUTHORITATIVE_KINDS, bridged),
     ...(await sentenceSimilarity(engine.models, !request.searchOnly && loaded.model !== null)),
     chat: request.searchOnly ? null : loaded.model,
     chatProblem: loaded.problem,

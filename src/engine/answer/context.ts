@@ -4,6 +4,7 @@ import type { SearchMode, SearchResult } from '../../shared/search'
 import type { ResolvedScope } from '../retrieve/scope'
 import type { AnswerStore } from './store'
 import type { ReleaseCheck } from './release'
+import type { Bridge } from '../retrieve/bridge'
 import type { Similarity } from './support'
 import type { ChatModel } from '../core/model-ports'
 
@@ -28,8 +29,8 @@ export interface AskContext {
     opts: { k: number; mode: SearchMode; rerank: boolean; signal?: AbortSignal },
   ): Promise<RetrievalOutcome>
   keywordEvidence(query: string, scope: ResolvedScope, topKeywordChunkId: string | null): Promise<KeywordEvidence>
-  /** The release rules before the model (release.ts). */
-  checkRelease(scope: ResolvedScope, question: string): Promise<ReleaseCheck>
+  /** The release rules before the model (release.ts), with the words retrieval bridged (retrieve/bridge.ts). */
+  checkRelease(scope: ResolvedScope, question: string, bridged?: readonly Bridge[]): Promise<ReleaseCheck>
   /** Best cosine of an answer sentence to passage sentences, by the embedding model; absent without one. */
   similarity?: Similarity
   /** The floor `similarity` must reach for the embedding model in use (support.ts); null: no floor. */

@@ -106,7 +106,7 @@ async function answerFromPassages(
   const { ctx, req } = run
   // The release rules that need no model: a release that never mentions what is asked about.
   run.stage('release', `Checking what ${scope.label} says about the terms of your question`)
-  const release = await ctx.checkRelease(scope, standalone)
+  const release = await ctx.checkRelease(scope, standalone, trace.retrieval?.bridged ?? [])
   trace.release = release.trace
   if (release.explanation && chat) {
     const closest = hits.slice(0, CLOSEST).map((h) => toClosest(h, standalone))

@@ -2,6 +2,7 @@ import type { KeyTermTrace } from '../../shared/trace'
 import { extractExactTerms } from '../core/exact-terms'
 import { CHANGE_WORDS } from '../retrieve/fuse'
 import { searchText, type ResolvedScope } from '../retrieve/scope'
+import type { Bridge } from '../retrieve/bridge'
 import type { Queryable } from '../store/db'
 import { answerQuotes } from './match'
 import { contentWords } from './sentences'
@@ -47,6 +48,8 @@ export interface KeyTerm {
   acronym?: boolean
   /** A section title's words (form `title`): searched as words standing close together. */
   words?: string[]
+  /** The question's own word that this title word stands for (retrieve/bridge.ts): no passage holds that word. */
+  bridgedFrom?: string
 }
 
 /**
@@ -100,6 +103,23 @@ export function keyTermsOf(question: string, scope: Pick<ResolvedScope, 'known'>
       if (!out.has(term)) out.set(term, { term, form: 'phrase', spelling: `${a} ${b}` })
     }
   return [...out.values()]
+}
+
+/**
+ * The title words that retrieval bridged the question's unknown words to, as key terms: "audio"
+ * for "microphone". Each is spelled with the word it stands for, so a refusal says what it
+ * weighed ("never mention audio (the documents' nearest word for "microphone")").
+ */
+export function bridgedTerms(own: readonly KeyTerm[], bridged: readonly Bridge[]): KeyTerm[] {
+  const have = new Set(own.map((t) => t.term))
+  return bridged
+    .filter((b) => !have.has(b.term))
+    .map((b) => ({
+      term: b.term,
+      form: 'word' as const,
+      spelling: `${b.term} (the documents' nearest word for "${b.word}")`,
+      bridgedFrom: b.word,
+    }))
 }
 
 /** Pairs of words that stand next to each other, with only spaces between (not across punctuation). */

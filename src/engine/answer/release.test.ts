@@ -5,7 +5,8 @@ import { Engine } from '../engine'
 import { tempDir } from '../../test-support/paths'
 import type { AskEvent } from '../../shared/answer'
 import { AskResult } from '../../shared/answer'
-import { keyTermsOf } from './release'
+import { AUTHORITATIVE_KINDS, checkRelease, keyTermsOf } from './release'
+import { resolveSearchScope } from '../retrieve/search'
 import { OverlapReranker, ScriptedChat, reply } from './scripted.testutil'
 import type { GenerateArgs } from '../core/model-ports'
 
@@ -387,6 +388,27 @@ describe('release rules on a real engine', () => {
       new ScriptedChat([() => ({ answerable: false, sentences: [], unanswered_parts: [] })]),
     )
     expect(twin.trace.release!.verdict).toBe('mentioned')
+  })
+
+  it('says the release never mentions the title word a word of the question was bridged to, and names that word', async () => {
+    // Retrieval bridges a word no passage holds to the nearest section-title word by the embedder
+    // (retrieve/bridge.ts; the real model in bridge.real.test.ts); here the bridge is given.
+    const question = 'Can a tool send back a recording from a microphone?'
+    const bridged = [{ word: 'microphone', term: 'audio', cosine: 0.63 }]
+    const scope = (version: string) => resolveSearchScope(engine.db, { collections: ['docs'], version }, question)
+    const lacking = await checkRelease(engine.db, await scope('1.0'), question, AUTHORITATIVE_KINDS, bridged)
+    expect(lacking.explanation).toBe(
+      'The 1.0 docs never mention audio (the documents\' nearest word for "microphone"); it first appears in 2.0.',
+    )
+    expect(lacking.trace).toMatchObject({ verdict: 'never_mentioned', verdict_term: 'audio' })
+    expect(lacking.trace.terms.find((t) => t.term === 'audio')).toMatchObject({ bridged_from: 'microphone' })
+    // Without the bridge the question names nothing 1.0 lacks.
+    expect((await checkRelease(engine.db, await scope('1.0'), question)).explanation).toBeNull()
+    // In the release that has it the bridged word decides nothing: no answer must cite it.
+    const has = await checkRelease(engine.db, await scope('2.0'), question, AUTHORITATIVE_KINDS, bridged)
+    expect(has.explanation).toBeNull()
+    expect(has.mustCite).not.toContain('audio')
+    expect(has.featureTerms).not.toContain('audio')
   })
 
   it('does not apply when no single release was asked about', async () => {

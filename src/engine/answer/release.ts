@@ -6,7 +6,8 @@ import { checkSentences, type SentenceRemoval } from './release-after'
 import { firstAppears, isGuidesOnly, isNeverMentioned, toTrace, traceTerms, wordKey, type TracedTerm } from './release-counts'
 import { findAbsentField, nearestWithField } from './release-fields'
 import { findIncidental, findParaphrase, type IncidentalContext } from './release-passing'
-import { AUTHORITATIVE_KINDS, WORD_MIN_ELSEWHERE, keyTermsOf, loadTitles, titleTerms } from './release-terms'
+import { AUTHORITATIVE_KINDS, WORD_MIN_ELSEWHERE, bridgedTerms, keyTermsOf, loadTitles, titleTerms } from './release-terms'
+import type { Bridge } from '../retrieve/bridge'
 
 export { AUTHORITATIVE_KINDS, WORD_MIN_ELSEWHERE, keyTermsOf } from './release-terms'
 export type { KeyTerm } from './release-terms'
@@ -64,6 +65,8 @@ export async function checkRelease(
   scope: ResolvedScope,
   question: string,
   kinds: readonly string[] = AUTHORITATIVE_KINDS,
+  /** Words of the question no passage holds, with the title word nearest to each (retrieve/bridge.ts). */
+  bridged: readonly Bridge[] = [],
 ): Promise<ReleaseCheck> {
   const releases = scopedReleases(scope)
   const base: ReleaseTrace = {
@@ -79,8 +82,9 @@ export async function checkRelease(
   if (!releases) return { trace: base, explanation: null, mustCite: [], featureTerms: [] }
   const inScope = (v: string | null) => v === null || releases.includes(v)
   const titles = await loadTitles(db, scope.collections, kinds)
-  const terms = [...keyTermsOf(question, scope), ...titleTerms(question, scope, titles, inScope)]
-  const [traced, counts] = await Promise.all([
+  const own = [...keyTermsOf(question, scope), ...titleTerms(question, scope, titles, inScope)]
+  const terms = [...own, ...bridgedTerms(own, bridged)]
+  const [all, counts] = await Promise.all([
     traceTerms(db, scope.collections, terms, kinds, titles, inScope),
     authoritativeCounts(db, scope.collections, kinds),
   ])
@@ -88,7 +92,7 @@ export async function checkRelease(
   const trace: ReleaseTrace = {
     ...base,
     has_authoritative: hasAuthoritative,
-    terms: traced.map(toTrace),
+    terms: all.map((t, i) => (i < own.length ? toTrace(t) : { ...toTrace(t), bridged_from: terms[i]!.bridgedFrom })),
     verdict: terms.length === 0 ? 'no_key_terms' : 'mentioned',
   }
   const label = releases.join(' and ')
@@ -99,8 +103,10 @@ export async function checkRelease(
     trace.verdict_term = term.term
     return { trace, explanation, mustCite: [], featureTerms: [] }
   }
-  // A name or a feature word the release never mentions, though another release does.
-  const absent = traced.find((t) => isNeverMentioned(t, WORD_MIN_ELSEWHERE))
+  // A name or a feature word the release never mentions, though another release does; a bridged
+  // word counts here only: the other rules weigh the question's own words.
+  const absent = all.find((t) => isNeverMentioned(t, WORD_MIN_ELSEWHERE))
+  const traced = all.slice(0, own.length)
   if (absent) {
     const first = firstAppears(absent.first_version, releases)
     return check('never_mentioned', absent, `The ${label} docs never mention ${absent.spelling}${first}.`)
