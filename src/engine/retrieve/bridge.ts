@@ -12,7 +12,7 @@ import { STORE_MARK_COLUMNS, storeMarkOf, type StoreMarkRow } from '../store/sto
  * use is searched as it is), and only to a word of a section title, where documents name what
  * they describe. Never to a title word that begins the question's word or that it begins: the
  * embedder reads an unknown word in pieces, and its first piece makes "chatty" close to "chat"
- * (0.61) and "decorater" to "decoratereply" (0.77), which mean other things; searching for them
+ * (0.62) and "decorater" to "decoratereply" (0.79), which mean other things; searching for them
  * lowered the gold section in each case it happened (docs/benchmarks.md). The nearest title word counts when its cosine reaches the embedder's floor. The bridge
  * adds that word to the keyword query (the vector half reads the question as it is), and the
  * release rules weigh it as a word of the question (answer/release.ts): "a spoken message
@@ -21,12 +21,12 @@ import { STORE_MARK_COLUMNS, storeMarkOf, type StoreMarkRow } from '../store/sto
 
 /**
  * The least cosine between a question's word and a title word for a bridge, per embedder: each
- * model has its own scale of cosines (bge-small puts unrelated words near 0.5), so a model without
- * a floor read from it bridges nothing. all-MiniLM-L6-v2's floor was hand-set on single words
- * before any question ran (in-sample for those words, listed in docs/benchmarks.md):
- * "pictures"/"photo" to "image" 0.75-0.79, "sound" to "audio" 0.77, "voice" to "audio" 0.62,
- * "folders" to "directory" 0.69, while "verbose" is 0.50 from its nearest title word ("stateful")
- * and "bundle" 0.57 from "package".
+ * model has its own scale of cosines, so a model without a floor read from it bridges nothing.
+ * all-MiniLM-L6-v2's floor was hand-set on single words before any question ran (in-sample for
+ * those words; `evals/retrieval/bridges.ts --words` prints them, docs/benchmarks.md):
+ * "pictures"/"photo" to "image" 0.75/0.77, "sound" to "audio" 0.77, "voice" to "audio" 0.60,
+ * "folders" to "directory" 0.68, while "verbose" is 0.50 from its nearest title word
+ * ("stateful") and "bundle" 0.58 from "package".
  */
 export const BRIDGE_FLOORS: readonly { match: string; floor: number | null; note: string }[] = [
   { match: 'all-minilm-l6-v2', floor: 0.6, note: 'hand-set on single words (in-sample for them)' },
