@@ -41,6 +41,13 @@ export function bridgeFloorFor(embedderId: string): number | null {
 /** Words longer than this are not bridged (a pasted token or a URL is no word). */
 const MAX_WORD = 24
 
+/**
+ * Most title words a library offers as bridges. Each is embedded once per embedder, on the first
+ * question with a word no passage holds (the MCP docs' six releases have about 700); a far larger
+ * library keeps the words that name most sections, so that first question does not wait long.
+ */
+const MAX_TITLE_WORDS = 5000
+
 /** Most words of one question that are bridged (a long question pasted from elsewhere). */
 const MAX_BRIDGED = 4
 
@@ -115,16 +122,19 @@ async function readTitleWords(db: Queryable, collections: string[]): Promise<str
     `SELECT DISTINCT heading FROM chunks WHERE collection_id = ANY($1::text[])`,
     [collections],
   )
-  const out = new Set<string>()
+  // How many distinct headings hold each word: past MAX_TITLE_WORDS, the words that name most sections stay.
+  const counts = new Map<string, number>()
   for (const r of rows)
-    for (const m of r.heading.matchAll(/[\p{L}][\p{L}]*/gu)) {
-      const w = m[0].toLowerCase()
-      if (w.length >= 3 && w.length <= MAX_WORD) out.add(w)
-    }
+    for (const w of new Set([...r.heading.matchAll(/[\p{L}][\p{L}]*/gu)].map((m) => m[0].toLowerCase())))
+      if (w.length >= 3 && w.length <= MAX_WORD) counts.set(w, (counts.get(w) ?? 0) + 1)
+  const kept = [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, MAX_TITLE_WORDS)
+    .map(([w]) => w)
   // Stop words of the index ("what", "about") name nothing, and keyword search drops them.
   const words = await db.query<{ w: string }>(
     `SELECT w FROM unnest($1::text[]) w WHERE to_tsvector('english', w) <> ''::tsvector ORDER BY w`,
-    [[...out]],
+    [kept],
   )
   return words.rows.map((r) => r.w)
 }
