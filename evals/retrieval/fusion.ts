@@ -2,7 +2,8 @@
  * Fusion candidates for hybrid search, measured on the golden sets with the real embedder
  * (issue "Hybrid search that earns its cost", ADR 0011). For every answerable question the keyword
  * and vector lists are collected once, exactly as the engine's search builds them (same scope,
- * same search text, same depth, the change-log boost), then fused by each candidate in memory.
+ * same search text, same depth, the change-log boost, and for hybrid the keyword list with the
+ * words no passage holds bridged, retrieve/bridge.ts), then fused by each candidate in memory.
  * Parameters are fitted on the `fit` half of every set (gate-calibration.ts halfOf) and reported
  * on the `held_out` half, beside keyword and vector alone.
  *
@@ -28,6 +29,7 @@ import {
   type ScoredList,
 } from '../../src/engine/retrieve/fuse'
 import { retrieveKeyword } from '../../src/engine/retrieve/keyword'
+import { bridgeWords, canBridge, withBridges } from '../../src/engine/retrieve/bridge'
 import { searchText } from '../../src/engine/retrieve/scope'
 import { CHANGE_LOG_DEPTH, DEFAULT_CANDIDATES, resolveSearchScope } from '../../src/engine/retrieve/search'
 import { retrieveVector } from '../../src/engine/retrieve/vector'
@@ -45,6 +47,11 @@ interface Collected {
   exact: boolean
   changeLogFirst: boolean
   keyword: Candidate[]
+  /**
+   * The keyword list hybrid search reads when a word of the question no passage holds was bridged
+   * (retrieve/bridge.ts; keyword-only search has no embedder to bridge with); absent otherwise.
+   */
+  bridged?: Candidate[]
   vector: Candidate[]
   changeLog: Set<string>
   hit: Set<string>
@@ -63,8 +70,10 @@ const scored = (xs: Candidate[], f: (c: Candidate) => number | null): ScoredList
  */
 function engineFusion(rule: FusionRule, only?: 'keyword' | 'vector'): Fusion {
   return (q) => {
+    // Hybrid reads the keyword list with the question's bridged words; keyword mode alone does not.
+    const words = only === 'keyword' ? q.keyword : (q.bridged ?? q.keyword)
     const input = (n: number): FusionInput => ({
-      keyword: only === 'vector' ? null : scored(q.keyword.slice(0, n), (c) => c.bm25),
+      keyword: only === 'vector' ? null : scored(words.slice(0, n), (c) => c.bm25),
       vector: only === 'keyword' ? null : scored(q.vector.slice(0, n), (c) => c.cosine),
       exact: q.exact,
     })
@@ -150,7 +159,11 @@ async function collect(spec: string, models: string): Promise<Collected[]> {
       const depth = scope.changeLogFirst ? DEFAULT_CANDIDATES * CHANGE_LOG_DEPTH : DEFAULT_CANDIDATES
       const kw = await retrieveKeyword(engine.db, text, scope, depth)
       const vec = await retrieveVector(engine.db, await embedder.embedQuery(text), embedder.id, scope, depth)
-      const ids = [...new Set([...kw.map((k) => k.chunk_id), ...vec.map((v) => v.chunk_id)])]
+      const bridges = canBridge(embedder) ? await bridgeWords(engine.db, embedder, [collection], text) : []
+      const bridged = bridges.length ? await retrieveKeyword(engine.db, withBridges(text, bridges), scope, depth) : null
+      const ids = [
+        ...new Set([...kw.map((k) => k.chunk_id), ...(bridged ?? []).map((k) => k.chunk_id), ...vec.map((v) => v.chunk_id)]),
+      ]
       const { rows } = await engine.db.query<{
         id: string
         path: string
@@ -167,6 +180,7 @@ async function collect(spec: string, models: string): Promise<Collected[]> {
         exact: extractExactTerms(text).length > 0,
         changeLogFirst: scope.changeLogFirst,
         keyword: kw.map((k) => ({ id: k.chunk_id, bm25: k.bm25, cosine: null })),
+        ...(bridged ? { bridged: bridged.map((k) => ({ id: k.chunk_id, bm25: k.bm25, cosine: null })) } : {}),
         vector: vec.map((v) => ({ id: v.chunk_id, bm25: null, cosine: v.cosine })),
         changeLog: changeLogSections(
           rows.map((r) => ({ ...r, chunk_id: r.id })),
