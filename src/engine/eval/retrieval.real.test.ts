@@ -83,7 +83,9 @@ describe('real embedder: hybrid beats keyword on the MCP golden set', () => {
 
   it('ran hybrid with the real embedder, not degraded to keyword', () => {
     expect(hybrid.degraded).toBe(false)
-    expect(hybrid.notices).toEqual([])
+    // A word no passage holds is searched as its bridge, and the notice says so (retrieve/bridge.ts):
+    // that is no degradation. Any other notice is.
+    expect(hybrid.notices.filter((n) => !n.startsWith('No passage says '))).toEqual([])
   })
 
   it(`hybrid recall@10 >= keyword + ${MARGIN.recall_at_10.toFixed(3)} and >= ${FLOOR.recall_at_10.toFixed(3)}`, () => {
