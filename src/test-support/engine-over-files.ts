@@ -4,12 +4,14 @@ import { Engine } from '../engine/engine'
 import { tempDir } from './paths'
 
 /**
- * An engine with no models over a folder of `files` (relative path -> text), imported as one
- * collection; the import must not fail a file. `cleanup` closes the engine and removes both folders.
+ * An engine over a folder of `files` (relative path -> text), imported as one collection; the
+ * import must not fail a file. With no `modelsDir` it has no models. `cleanup` closes the engine
+ * and removes both folders.
  */
 export async function engineOverFiles(
   files: Record<string, string>,
   collection: string,
+  opts: { modelsDir?: string } = {},
 ): Promise<{ engine: Engine; cleanup: () => Promise<void> }> {
   const corpus = await tempDir()
   const data = await tempDir()
@@ -17,7 +19,7 @@ export async function engineOverFiles(
     await mkdir(path.dirname(path.join(corpus.dir, rel)), { recursive: true })
     await writeFile(path.join(corpus.dir, rel), text)
   }
-  const engine = await Engine.open({ dataDir: data.dir, modelsDir: path.join(data.dir, 'no-models') })
+  const engine = await Engine.open({ dataDir: data.dir, modelsDir: opts.modelsDir ?? path.join(data.dir, 'no-models') })
   const cleanup = async () => {
     await engine.close()
     await corpus.cleanup()

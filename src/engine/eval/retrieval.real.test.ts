@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
-import { mkdir, symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engine } from '../engine'
 import { goldenQuestions, mcpCorpus, realModels, tempDir } from '../../test-support/paths'
+import { onlyEmbedder } from '../../test-support/only-embedder'
 import { loadQuestions } from './questions'
 import { evalRetrieval, type RetrievalEvalReport } from './retrieval'
 
@@ -25,14 +25,6 @@ const FLOOR = { recall_at_10: 36 / 42 - 1e-6 }
 
 const embedderDir = path.join(realModels, 'embedding', 'all-minilm-l6-v2')
 const int8Dir = path.join(realModels, 'embedding', 'all-minilm-l6-v2-int8')
-
-/** A models folder holding only `dir` as its embedder, so the engine has no choice to make. */
-async function onlyEmbedder(dir: string, root: string): Promise<string> {
-  const models = path.join(root, 'models-' + path.basename(dir))
-  await mkdir(path.join(models, 'embedding'), { recursive: true })
-  await symlink(dir, path.join(models, 'embedding', path.basename(dir)))
-  return models
-}
 
 const hitAt10 = (r: RetrievalEvalReport) =>
   new Set(r.per_question.filter((q) => q.first_hit_rank !== null && q.first_hit_rank <= 10).map((q) => q.id))

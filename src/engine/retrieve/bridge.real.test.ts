@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs'
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Engine } from '../engine'
+import type { Engine } from '../engine'
 import { realModels, tempDir } from '../../test-support/paths'
+import { engineOverFiles } from '../../test-support/engine-over-files'
+import { onlyEmbedder } from '../../test-support/only-embedder'
 import { ScriptedChat } from '../answer/scripted.testutil'
 import { bridgeWords, canBridge } from './bridge'
 
@@ -35,27 +36,18 @@ const int8Dir = path.join(realModels, 'embedding', 'all-minilm-l6-v2-int8')
 
 describe('real embedder: words the documents never use, bridged to their section titles', () => {
   let engine: Engine
-  const cleanups: (() => Promise<void>)[] = []
+  let cleanup: (() => Promise<void>) | undefined
+  let models: { dir: string; cleanup: () => Promise<void> } | undefined
 
   beforeAll(async () => {
     if (!existsSync(int8Dir))
       throw new Error(`no real embedder at ${int8Dir}: run npm run models:dev -- ${realModels} --only embedding`)
-    const c = await tempDir()
-    const d = await tempDir()
-    cleanups.push(c.cleanup, d.cleanup)
-    for (const [rel, text] of Object.entries(FILES)) {
-      await mkdir(path.dirname(path.join(c.dir, rel)), { recursive: true })
-      await writeFile(path.join(c.dir, rel), text)
-    }
-    const models = path.join(d.dir, 'models')
-    await mkdir(path.join(models, 'embedding'), { recursive: true })
-    await symlink(int8Dir, path.join(models, 'embedding', path.basename(int8Dir)))
-    engine = await Engine.open({ dataDir: path.join(d.dir, 'data'), modelsDir: models })
-    expect((await engine.importFolder(c.dir, { collection: 'docs' })).failed).toEqual([])
+    models = await tempDir()
+    ;({ engine, cleanup } = await engineOverFiles(FILES, 'docs', { modelsDir: await onlyEmbedder(int8Dir, models.dir) }))
   })
   afterAll(async () => {
-    await engine?.close()
-    for (const c of cleanups) await c()
+    await cleanup?.()
+    await models?.cleanup()
   })
 
   it('bridges "microphone" to "audio", and never a word to a title word it merely begins with ("chatty", "chat")', async () => {
