@@ -29,7 +29,9 @@ export function appendMarkers(answer: string, citations: number[]): string {
     return [appendMarkers(first!, citations), ...nested].join('\n')
   if (endsInBlock(text)) return `${text}\n\n${marks}`
   const m = /([.!?:;])(["')\]]*)$/.exec(text)
-  if (m && !/\.\.$/.test(text.slice(0, m.index + 1))) return `${text.slice(0, m.index)} ${marks}${m[1]}${m[2]}`
+  // Not a mark that is itself the thing named: "dot (.)" or "a colon (:)" ends in brackets around it.
+  const named = m && /[([]$/.test(text.slice(0, m.index))
+  if (m && !named && !/\.\.$/.test(text.slice(0, m.index + 1))) return `${text.slice(0, m.index)} ${marks}${m[1]}${m[2]}`
   return `${text} ${marks}`
 }
 
@@ -80,7 +82,7 @@ const unended = (text: string) => !text.includes('\n') && !BLOCK_START.test(text
  */
 function unrun(texts: readonly string[]): string[] {
   const out = [...texts]
-  for (let i = 0; i < texts.length; ) {
+  for (let i = 0; i < texts.length;) {
     if (!unended(texts[i]!)) {
       i++
       continue

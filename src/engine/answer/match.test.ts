@@ -88,6 +88,8 @@ describe('appendMarkers', () => {
     expect(appendMarkers('Run:\n```sh\nnpm ci\n```', [1])).toBe('Run:\n```sh\nnpm ci\n```\n\n[1]')
     expect(appendMarkers('Steps:\n- one\n- two', [1])).toBe('Steps:\n- one\n- two\n\n[1]')
     expect(appendMarkers('Wait...', [1])).toBe('Wait... [1]')
+    // A mark named in brackets is not the sentence's end (p06 of mcp-docs-people: "…hyphen (-), and dot (.)").
+    expect(appendMarkers('Allowed: hyphen (-), and dot (.)', [1])).toBe('Allowed: hyphen (-), and dot (.) [1]')
   })
 })
 

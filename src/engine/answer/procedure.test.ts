@@ -120,8 +120,121 @@ describe('an answer that introduces a list and does not give it', () => {
       { text: '-32603 is an internal error.', cites: [1] },
     ]
     expect(complete(all, [passage(1, ERRORS)]).repairs).toEqual([])
-    expect(complete([{ text: 'The following error codes are defined.', cites: [1] }], [passage(1, ERRORS)]).repairs).toEqual([])
+    // Without a colon, a sentence that is about the lead-in but is not it introduces nothing.
+    expect(
+      complete([{ text: 'Servers define error codes for parse failures and params.', cites: [1] }], [passage(1, ERRORS)]).repairs,
+    ).toEqual([])
     expect(complete([{ text: 'Tools can be listed as follows:', cites: [1] }], [passage(1, ERRORS)]).repairs).toEqual([])
+  })
+
+  // The shape of the MCP 2026-07-28 authorization page (p11 of mcp-docs-people, with the real
+  // model): the answer was the passage's lead-in with a full stop for its colon, and the table it
+  // introduces, which says what the client checks, was left out.
+  const ISS =
+    'On receiving the authorization response, MCP clients MUST apply the validation in RFC9207 Section 2.4 before transmitting the authorization code to any token endpoint:\n\n' +
+    '| iss supported | iss in response | Client action |\n| --- | --- | --- |\n| true | present | Compare to the recorded issuer |\n| true | absent | Reject the response |\n\n' +
+    'This validation applies equally to error responses.'
+
+  it('completes a cited lead-in said again word for word, though the answer ended it with a full stop', () => {
+    const { out, repairs } = complete(
+      [
+        {
+          text: 'On receiving the authorization response, MCP clients MUST apply the validation in RFC9207 Section 2.4 before transmitting the authorization code to any token endpoint.',
+          cites: [1],
+        },
+      ],
+      [passage(1, ISS)],
+    )
+    expect(out.slice(1)).toEqual([
+      { text: '| true | present | Compare to the recorded issuer |', cites: [1], added: 'list' },
+      { text: '| true | absent | Reject the response |', cites: [1], added: 'list' },
+    ])
+    expect(repairs.map((r) => r.code)).toEqual(['list_completed'])
+  })
+
+  it('takes a lead-in without its colon only from a passage the sentence cites, and only said nearly whole', () => {
+    const sentence =
+      'On receiving the authorization response, MCP clients MUST apply the validation in RFC9207 Section 2.4 before transmitting the authorization code to any token endpoint.'
+    expect(complete([{ text: sentence, cites: [2] }], [passage(1, ISS), passage(2, CALIBRATE)]).repairs).toEqual([])
+    expect(
+      complete([{ text: 'MCP clients MUST apply the validation in RFC9207 Section 2.4.', cites: [1] }], [passage(1, ISS)])
+        .repairs,
+    ).toEqual([])
+  })
+})
+
+describe('a short bullet list the answer gave in part', () => {
+  // The shape of the MCP 2025-11-25 tools page (p06 of mcp-docs-people, with the real model): asked
+  // for the rules of tool names, the answer gave two of them.
+  const NAMES = `### Tool Names
+
+- Tool names SHOULD be between 1 and 128 characters in length (inclusive).
+- Tool names SHOULD be considered case-sensitive.
+- The following SHOULD be the only allowed characters: ASCII letters, digits, underscore, hyphen, and dot
+- Tool names SHOULD NOT contain spaces, commas, or other special characters.
+- Example valid tool names:
+  - getUser
+  - admin.tools.list`
+
+  it('gets the items it left out after the last it gave, in the list order, with nested items', () => {
+    const { out, repairs } = complete(
+      [
+        { text: 'Tool names SHOULD be between 1 and 128 characters in length (inclusive).', cites: [1] },
+        { text: 'Tool names SHOULD NOT contain spaces, commas, or other special characters.', cites: [1] },
+      ],
+      [passage(1, NAMES)],
+    )
+    expect(out.slice(2)).toEqual([
+      { text: '- Tool names SHOULD be considered case-sensitive.', cites: [1], added: 'list' },
+      {
+        text: '- The following SHOULD be the only allowed characters: ASCII letters, digits, underscore, hyphen, and dot',
+        cites: [1],
+        added: 'list',
+      },
+      { text: '- Example valid tool names:\n  - getUser\n  - admin.tools.list', cites: [1], added: 'list' },
+    ])
+    expect(repairs).toEqual([
+      {
+        code: 'list_completed',
+        message: 'The answer gave 2 of the 5 items of a list in passage [1]; 3 were copied from it.',
+      },
+    ])
+  })
+
+  it('adds nothing for one item given, for an uncited passage, or for a list longer than a short one', () => {
+    const one = [{ text: 'Tool names SHOULD NOT contain spaces, commas, or other special characters.', cites: [1] }]
+    expect(complete(one, [passage(1, NAMES)]).repairs).toEqual([])
+    const two = [
+      { text: 'Tool names SHOULD be between 1 and 128 characters in length (inclusive).', cites: [2] },
+      { text: 'Tool names SHOULD NOT contain spaces, commas, or other special characters.', cites: [2] },
+    ]
+    expect(complete(two, [passage(1, NAMES), passage(2, CALIBRATE)]).repairs).toEqual([])
+    const long = NAMES + '\n- Tool names SHOULD be unique within a server.\n- Tool names MAY contain dots.'
+    expect(
+      complete(
+        two.map((s) => ({ ...s, cites: [1] })),
+        [passage(1, long)],
+      ).repairs,
+    ).toEqual([])
+  })
+
+  it('adds nothing when one sentence names the items inline: each item is given by the term it opens with', () => {
+    // The shape of the MCP tasks page (a18 of mcp-docs-releases, with the real model).
+    const STATES =
+      'Tasks can be in one of the following states:\n\n- `working`: The request is currently being processed.\n' +
+      '- `input_required`: The receiver needs input from the requestor.\n- `completed`: The request completed successfully.\n' +
+      '- `failed`: The associated request did not complete successfully.'
+    const inline = [
+      { text: 'Tasks can be in one of the following states: working, input_required, completed, failed.', cites: [1] },
+    ]
+    expect(complete(inline, [passage(1, STATES)]).repairs).toEqual([])
+    const some = [{ text: 'A task can be working or failed.', cites: [1] }]
+    expect(complete(some, [passage(1, STATES)]).repairs).toEqual([])
+    const named = [
+      { text: 'A task starts working and may become input_required.', cites: [1] },
+      { text: 'It ends completed or failed.', cites: [1] },
+    ]
+    expect(complete(named, [passage(1, STATES)]).repairs).toEqual([])
   })
 })
 
@@ -220,6 +333,50 @@ describe('a lead-in whose list is in another passage', () => {
     const elsewhere = { ...TABLE, path: 'other.md' }
     const { out } = complete([{ text: 'The spec defines the following error codes:', cites: [1] }], [END, elsewhere])
     expect(out).toHaveLength(1)
+  })
+})
+
+describe('table rows the question names', () => {
+  // The shape of the MCP 2026-07-28 Streamable HTTP page (q38 of mcp-docs, with the real model):
+  // asked what goes in two headers, the answer said they must be sent and cited the table of
+  // standard headers without giving its rows.
+  const HEADERS =
+    '| Header Name | Source Field | Required For |\n| --- | --- | --- |\n| Mcp-Method | method | All requests |\n' +
+    '| Mcp-Name | params.name or params.uri | tools/call, resources/read, prompts/get requests |\n| Mcp-Session | session | Stateful servers |\n\n' +
+    'These headers are REQUIRED for compliance.'
+  const said = [{ text: 'The Mcp-Method header and Mcp-Name header MUST be included in the request.', cites: [1] }]
+  const ask = (kept: ReplySentence[], question: string, passages = [passage(1, HEADERS)]) => {
+    const repairs: VerificationRepair[] = []
+    return { out: completeFromSources(kept, passages, (p) => p.text, repairs, question), repairs }
+  }
+
+  it('gets the rows whose first cell the question names, after the sentences citing the table', () => {
+    const { out, repairs } = ask(said, 'What values go in the Mcp-Method and Mcp-Name headers?')
+    expect(out.slice(1)).toEqual([
+      { text: '| Mcp-Method | method | All requests |', cites: [1], added: 'list' },
+      {
+        text: '| Mcp-Name | params.name or params.uri | tools/call, resources/read, prompts/get requests |',
+        cites: [1],
+        added: 'list',
+      },
+    ])
+    expect(repairs).toEqual([
+      {
+        code: 'list_completed',
+        message:
+          'The question names Mcp-Method and Mcp-Name, rows of the table in passage [1] that the answer did not give; they were copied from it.',
+      },
+    ])
+  })
+
+  it('adds nothing when the answer gives the row, the table is not cited, or the question names no row', () => {
+    const given = [...said, { text: 'Mcp-Method carries the method, for all requests.', cites: [1] }]
+    expect(ask(given, 'What goes in the Mcp-Method header?').repairs).toEqual([])
+    const elsewhere = [{ ...said[0]!, cites: [2] }]
+    expect(ask(elsewhere, 'What goes in the Mcp-Method header?', [passage(1, HEADERS), passage(2, CALIBRATE)]).repairs).toEqual(
+      [],
+    )
+    expect(ask(said, 'Which headers must a request carry?').repairs).toEqual([])
   })
 })
 

@@ -1,5 +1,6 @@
 import type { VerificationRepair } from '../../shared/trace'
 import { escapeRegExp } from '../core/regexp'
+import { extractExactTerms } from '../core/exact-terms'
 import type { PromptPassage, ReplySentence } from './prompt'
 import { SEPARATOR, withNested } from './readable'
 import { MAX_CODE_LINES, contentWords, splitUnits, type TextUnit } from './sentences'
@@ -16,7 +17,13 @@ import { MAX_CODE_LINES, contentWords, splitUnits, type TextUnit } from './sente
  *   what a cited passage's own lead-in sentence says ("The following error codes are defined:"),
  *   and that lead-in is followed by a list, the list's items the answer does not give are copied
  *   from the passage. Seen: "The MCP specification defines the following error codes [1]:" as a
- *   whole answer.
+ *   whole answer. A sentence that is a cited passage's lead-in nearly word for word introduces its
+ *   list too, though the model ended it with a full stop. Seen: "…MCP clients MUST apply the
+ *   validation in RFC9207 Section 2.4 before transmitting the authorization code to any token
+ *   endpoint." as a whole answer, where the passage's colon introduces the table of what to check.
+ * - **Short lists given in part.** When the answer gives two or more items of a short bullet list
+ *   of a passage it cites (at most `SHORT_LIST` items), the items it leaves out are copied after
+ *   the last it gives: the model picked two of five naming rules, and the question asked for the rules.
  *
  * Copied items are the passage's own words, citing it, so they are grounded by construction; they
  * are marked as added by the engine (`added`), shown as copied in the app, and named in the trace.
@@ -26,6 +33,17 @@ import { MAX_CODE_LINES, contentWords, splitUnits, type TextUnit } from './sente
 const STEP_COVERED = 0.5
 /** At most this many items are copied; a longer tail is left to the source, which is one click away. */
 const MAX_ADDED = 8
+/**
+ * A bullet list of at most this many items is completed when the answer gives two of them; the
+ * items of a longer one (a reference page's fields, a catalogue of options) are each their own
+ * answer, and the model's choice among them stands.
+ */
+const SHORT_LIST = 6
+/**
+ * Share of a lead-in's content words a sentence without a colon must hold, and share of its own
+ * content words the lead-in must hold, to be that lead-in: said nearly word for word, not merely about it.
+ */
+const RESTATED = 0.8
 
 /** What the engine added to the model's sentences: procedure steps and list items here, a sentence that answers in substance.ts. */
 export type AddedKind = 'procedure' | 'list' | 'quote'
@@ -37,8 +55,11 @@ export function completeFromSources(
   passages: PromptPassage[],
   fullText: (p: PromptPassage) => string,
   repairs: VerificationRepair[],
+  question = '',
 ): KeptSentence[] {
-  return completeLeadIns(completeProcedures(kept, passages, fullText, repairs), passages, fullText, repairs)
+  const steps = completeProcedures(kept, passages, fullText, repairs)
+  const lists = completeShortLists(completeLeadIns(steps, passages, fullText, repairs), passages, fullText, repairs)
+  return completeAskedRows(lists, passages, fullText, question, repairs)
 }
 
 export function completeProcedures(
@@ -86,7 +107,17 @@ export function completeLeadIns(
   const out: KeptSentence[] = [...kept]
   for (let i = 0; i < out.length; i++) {
     const s = out[i]!
-    if (s.added || !leadsIn(s.text)) continue
+    if (s.added) continue
+    const colon = leadsIn(s.text)
+    if (!colon) {
+      // Without its colon, only the lead-in of a passage the sentence cites, said nearly word for word.
+      const source = passages
+        .filter((p) => s.cites.includes(p.n))
+        .map((p) => listAfterLeadIn(p, fullText(p), s.text, restates))
+        .find((x): x is ListSource => x !== null)
+      if (source) i = fillList(out, i, source, repairs)
+      continue
+    }
     // The passage whose lead-in the sentence says most closely, a cited one first among equals:
     // "The spec defines the following error codes:" is the overview's "MCP defines the following
     // error codes:", though the model cited three other passages, one of which introduces an
@@ -95,35 +126,89 @@ export function completeLeadIns(
     const cited = new Set(s.cites)
     const sources = [...passages]
       .sort((a, b) => Number(cited.has(b.n)) - Number(cited.has(a.n)))
-      .map((p) => listAfterLeadIn(p, fullText(p), s.text) ?? continued(p, passages, fullText, s.text))
+      .map((p) => listAfterLeadIn(p, fullText(p), s.text, covers) ?? continued(p, passages, fullText, s.text))
       .filter((x): x is ListSource => x !== null)
       .sort((a, b) => leadShare(s.text, b.lead) - leadShare(s.text, a.lead))
     const source = sources[0]
-    if (!source) continue
-    const { passage: p, items, whole } = source
-    // The answer's own sentences after the lead-in that give an item (the model may have begun the
-    // list), judged by what sets each item apart: "Number Schema" is not given by "String Schema".
-    const own = distinctive(items.map((it) => it.text))
-    // A table row is given only with its first cell, the value the row is about: "code 3 means
-    // the server requires authentication" gives the row of 3, not that of 4 ("Server unreachable").
-    const keys = items.map((it) => (it.kind === 'table' ? firstCell(it.text) : null))
-    const gives = (t: KeptSentence, k: number) =>
-      !t.added && coversWords(t.text, own[k]!) && (keys[k] == null || holdsToken(t.text, keys[k]!))
-    const given = items.map((_, k) => out.slice(i + 1).some((t) => gives(t, k)))
-    if (given.every(Boolean)) continue
-    const lastGiving = out.reduce((at, t, j) => (j > i && items.some((_, k) => gives(t, k)) ? j : at), i)
-    const missing = items.filter((_, k) => !given[k]).slice(0, MAX_ADDED)
-    out.splice(lastGiving + 1, 0, ...missing.map((it) => ({ text: whole(it), cites: [p.n], added: 'list' as const })))
-    const gave = given.filter(Boolean).length
-    const [shape, part] = items[0]!.kind === 'table' ? ['table', 'row'] : ['list', 'item']
-    repairs.push({
-      code: 'list_completed',
-      message:
-        items[0]!.kind === 'code'
-          ? `The answer introduced the example of passage [${p.n}] without giving it; it was copied from it.`
-          : `The answer introduced the ${shape} of passage [${p.n}] and gave ${gave} of its ${items.length} ${part}${items.length === 1 ? '' : 's'}; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
-    })
-    i = lastGiving + missing.length
+    if (source) i = fillList(out, i, source, repairs)
+  }
+  return out
+}
+
+/**
+ * The items of `source` that the answer's sentences after `out[i]` do not give, copied after the
+ * last that gives one; returns the index of the last sentence of the completed list.
+ */
+function fillList(out: KeptSentence[], i: number, source: ListSource, repairs: VerificationRepair[]): number {
+  const { passage: p, items, whole } = source
+  // The answer's own sentences after the lead-in that give an item (the model may have begun the
+  // list), judged by what sets each item apart: "Number Schema" is not given by "String Schema".
+  const own = distinctive(items.map((it) => it.text))
+  // A table row is given only with its first cell, the value the row is about: "code 3 means
+  // the server requires authentication" gives the row of 3, not that of 4 ("Server unreachable").
+  const keys = items.map((it) => (it.kind === 'table' ? firstCell(it.text) : null))
+  const gives = (t: KeptSentence, k: number) =>
+    !t.added && coversWords(t.text, own[k]!) && (keys[k] == null || holdsToken(t.text, keys[k]!))
+  const given = items.map((_, k) => out.slice(i + 1).some((t) => gives(t, k)))
+  if (given.every(Boolean)) return i
+  const lastGiving = out.reduce((at, t, j) => (j > i && items.some((_, k) => gives(t, k)) ? j : at), i)
+  const missing = items.filter((_, k) => !given[k]).slice(0, MAX_ADDED)
+  out.splice(lastGiving + 1, 0, ...missing.map((it) => ({ text: whole(it), cites: [p.n], added: 'list' as const })))
+  const gave = given.filter(Boolean).length
+  const [shape, part] = items[0]!.kind === 'table' ? ['table', 'row'] : ['list', 'item']
+  repairs.push({
+    code: 'list_completed',
+    message:
+      items[0]!.kind === 'code'
+        ? `The answer introduced the example of passage [${p.n}] without giving it; it was copied from it.`
+        : `The answer introduced the ${shape} of passage [${p.n}] and gave ${gave} of its ${items.length} ${part}${items.length === 1 ? '' : 's'}; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
+  })
+  return lastGiving + missing.length
+}
+
+/**
+ * Short bullet lists the answer gave in part (module comment): for each passage the answer's own
+ * sentences cite, its bullet lists of 3 to `SHORT_LIST` top-level items of which those sentences
+ * give at least two; the others are copied after the last sentence giving one, in the list's order.
+ */
+export function completeShortLists(
+  kept: KeptSentence[],
+  passages: PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  repairs: VerificationRepair[],
+): KeptSentence[] {
+  const out: KeptSentence[] = [...kept]
+  for (const p of passages) {
+    const source = fullText(p)
+    const units = splitUnits(source)
+    for (let j = 0; j < units.length; j++) {
+      const u = units[j]!
+      if (u.kind !== 'list' || u.ordinal !== null || (j > 0 && units[j - 1]!.list === u.list)) continue
+      const items = topLevelItems(source, units, j)
+      if (items.length < 3 || items.length > SHORT_LIST) continue
+      // Bullet items often open alike ("Tool names SHOULD…"): an item is given by the words no other
+      // item has, or by its term ("working" of "- working: The request is being processed").
+      const own = unshared(items.map((it) => it.text))
+      const terms = items.map((it) => itemTerm(it.text))
+      const gives = (t: KeptSentence, k: number) =>
+        !t.added && t.cites.includes(p.n) && (coversWords(t.text, own[k]!) || (terms[k] != null && holdsToken(t.text, terms[k]!)))
+      const given = items.map((_, k) => out.some((t) => gives(t, k)))
+      const count = given.filter(Boolean).length
+      // Two of the answer's sentences give an item each: the model went through the list, item by item.
+      const giving = out.filter((t) => items.some((_, k) => gives(t, k))).length
+      if (count < 2 || giving < 2 || count === items.length) continue
+      // Items an earlier completion already copied from this passage are not copied twice.
+      const copied = (it: TextUnit) => out.some((t) => t.added && t.cites.includes(p.n) && t.text.startsWith(it.text))
+      const missing = items.filter((it, k) => !given[k] && !copied(it))
+      if (missing.length === 0) continue
+      const at = out.reduce((last, t, k) => (items.some((_, m) => gives(t, m)) ? k : last), -1) + 1
+      const whole = (it: TextUnit) => withNested(it.text, units, units.indexOf(it), source)
+      out.splice(at, 0, ...missing.map((it) => ({ text: whole(it), cites: [p.n], added: 'list' as const })))
+      repairs.push({
+        code: 'list_completed',
+        message: `The answer gave ${count} of the ${items.length} items of a list in passage [${p.n}]; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
+      })
+    }
   }
   return out
 }
@@ -148,9 +233,14 @@ interface ListSource {
  * its content words), each with what is shown when it is copied (`whole`: an item that ends in a
  * colon, with its nested items); else null.
  */
-function listAfterLeadIn(passage: PromptPassage, text: string, sentence: string): ListSource | null {
+function listAfterLeadIn(
+  passage: PromptPassage,
+  text: string,
+  sentence: string,
+  says: (sentence: string, lead: string) => boolean,
+): ListSource | null {
   const units = splitUnits(text)
-  const found = leadInItems(text, units, sentence)
+  const found = leadInItems(text, units, sentence, says)
   return (
     found && { lead: found.lead, passage, items: found.items, whole: (u) => withNested(u.text, units, units.indexOf(u), text) }
   )
@@ -183,11 +273,16 @@ function continued(
   return null
 }
 
-function leadInItems(text: string, units: TextUnit[], sentence: string): { lead: string; items: TextUnit[] } | null {
+function leadInItems(
+  text: string,
+  units: TextUnit[],
+  sentence: string,
+  says: (sentence: string, lead: string) => boolean,
+): { lead: string; items: TextUnit[] } | null {
   for (let j = 0; j + 1 < units.length; j++) {
     const lead = units[j]!
     const next = units[j + 1]!
-    if (lead.kind !== 'prose' || !leadsIn(lead.text) || !covers(sentence, lead.text)) continue
+    if (lead.kind !== 'prose' || !leadsIn(lead.text) || !says(sentence, lead.text)) continue
     const items =
       next.kind === 'list'
         ? topLevelItems(text, units, j + 1)
@@ -256,6 +351,14 @@ function covers(sentence: string, step: string): boolean {
   return coversWords(sentence, [...new Set(contentWords(step))])
 }
 
+/** Whether the sentence is the lead-in said again: each holds nearly all of the other's content words. */
+function restates(sentence: string, lead: string): boolean {
+  return (
+    shareHeld(sentence, [...new Set(contentWords(lead))]) >= RESTATED &&
+    shareHeld(lead, [...new Set(contentWords(sentence))]) >= RESTATED
+  )
+}
+
 function coversWords(sentence: string, words: string[]): boolean {
   return shareHeld(sentence, words) >= STEP_COVERED
 }
@@ -273,6 +376,92 @@ function distinctive(items: string[]): string[][] {
   const inAll = words.length > 1 ? new Set(words[0]!.filter((w) => words.every((ws) => ws.includes(w)))) : new Set<string>()
   return words.map((ws) => {
     const own = ws.filter((w) => !inAll.has(w))
+    return own.length > 0 ? own : ws
+  })
+}
+
+/**
+ * The term a list item is about, when it opens with one and says what it is after a colon or a
+ * dash ("- `working`: The request…", "- **Roots** — …", "- resources/list - List resources"); null otherwise.
+ */
+function itemTerm(item: string): string | null {
+  const m = /^\s*(?:[-*+]|\d{1,3}[.)])\s+(.{1,60}?)\s*(?::|\s[-–—]\s)/.exec(item)
+  // Code and emphasis marks are not part of the term; an underscore inside it is ("input_required").
+  const term = m?.[1]
+    ?.replace(/[`*]/g, '')
+    .replace(/^_+|_+$/g, '')
+    .trim()
+  return term && term.split(/\s+/).length <= 4 ? term : null
+}
+
+/**
+ * The rows the question names (module comment): for each passage the answer's own sentences cite,
+ * the body rows of its tables whose first cell is a name or number the question holds ("What values
+ * go in the Mcp-Method and Mcp-Name headers?" and the table of standard headers), when no sentence
+ * of the answer gives the row (its first cell and half of its other words). They are copied after
+ * the last sentence citing the passage; the app shows them under their table's header (readable.ts).
+ */
+export function completeAskedRows(
+  kept: KeptSentence[],
+  passages: PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  question: string,
+  repairs: VerificationRepair[],
+): KeptSentence[] {
+  const asked = new Set(extractExactTerms(question))
+  if (asked.size === 0) return kept
+  const out: KeptSentence[] = [...kept]
+  for (const p of passages) {
+    const citing = out.map((s, i) => (s.cites.includes(p.n) && !s.added ? i : -1)).filter((i) => i >= 0)
+    if (citing.length === 0) continue
+    const units = splitUnits(fullText(p))
+    const rows = units
+      .map((u, j) => ({ u, body: u.kind === 'table' && !SEPARATOR.test(u.text) && !SEPARATOR.test(units[j + 1]?.text ?? '') }))
+      .filter(({ body }) => body)
+      .map(({ u }) => u)
+    const named = rows.filter((r) => {
+      const key = firstCell(r.text)?.toLowerCase()
+      return key != null && asked.has(key)
+    })
+    const missing = named
+      .filter((r) => !out.some((s) => givesRow(s.text, r.text)))
+      .filter((r) => !out.some((s) => s.added && s.text === r.text))
+      .slice(0, MAX_ADDED)
+    if (missing.length === 0) continue
+    const at = Math.max(...citing) + 1
+    out.splice(at, 0, ...missing.map((r) => ({ text: r.text, cites: [p.n], added: 'list' as const })))
+    const names = missing.map((r) => firstCell(r.text)!)
+    repairs.push({
+      code: 'list_completed',
+      message: `The question names ${joinWords(names)}, ${missing.length === 1 ? 'a row' : 'rows'} of the table in passage [${p.n}] that the answer did not give; ${missing.length === 1 ? 'it was' : 'they were'} copied from it.`,
+    })
+  }
+  return out
+}
+
+/**
+ * Whether a sentence gives a table row: it names the row's first cell and holds nearly all the
+ * words of its other cells besides those of that name ("method" is in "Mcp-Method", and says
+ * nothing of what the row gives for it).
+ */
+function givesRow(sentence: string, row: string): boolean {
+  const key = firstCell(row)!
+  if (!holdsToken(sentence, key)) return false
+  const rest = [...new Set(contentWords(row.replace(/^\s*\|[^|]*/, '')))]
+  const without = sentence.replace(new RegExp(escapeRegExp(key), 'gi'), ' ')
+  return rest.length === 0 || shareHeld(without, rest) >= RESTATED
+}
+
+/** "a", "a and b", "a, b and c". */
+function joinWords(xs: readonly string[]): string {
+  return xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : (xs[0] ?? '')
+}
+
+/** Each item's content words that no other item has; all of them when none is left. */
+function unshared(items: string[]): string[][] {
+  const words = items.map((t) => [...new Set(contentWords(t))])
+  return words.map((ws, k) => {
+    const own = ws.filter((w) => !words.some((other, m) => m !== k && other.includes(w)))
     return own.length > 0 ? own : ws
   })
 }

@@ -31,6 +31,10 @@ const FILES: Record<string, string> = {
   'guides/1.0/overview.md':
     '# Overview\n\n## What servers offer\n\nServers offer tools for actions. Servers also offer tasks for long-running work, which clients poll until they complete.\n\n' +
     '## Tools and actions\n\nThe server binds each tool to one action.\n',
+  // A guide list of 1.0 with an item about a feature its specification does not have (tasks).
+  'guides/1.0/servers.md':
+    '# Servers\n\n## What a server can do\n\n- A server publishes its tool list to the client.\n- A server runs each tool call with its arguments.\n' +
+    '- A server also runs tasks for long-running work, which clients poll.\n- A server sends logging messages at the level set.\n',
   // Two titles of 2.0 hold the pair "server binding": an answer's "the server binds" is not that feature.
   'specification/2.0/registration.md':
     '# Registration\n\n## Authorization Server Binding\n\nCredentials are bound to one authorization server.\n\n' +
@@ -146,6 +150,27 @@ describe('the release check after generation', () => {
     // Named where the answer is shown, as the support check's removals are.
     expect(result.warnings).toContain('1 sentence was removed: it is about something the 1.0 release does not have.')
     expect(result.sentences!.map((s) => s.text)).toEqual(['Servers offer tools for actions.'])
+  })
+
+  it('does not copy a list item that names a feature the release lacks when it completes a list the answer gave in part', async () => {
+    const chat = new ScriptedChat([
+      (args: GenerateArgs) => {
+        const n = passage(args.user, 'Servers &gt; What a server can do', '1.0')
+        return sentences(
+          { text: 'A server publishes its tool list to the client.', cites: [n] },
+          { text: 'A server runs each tool call with its arguments.', cites: [n] },
+        )
+      },
+    ])
+    const { result, trace } = await ask('What can a server do?', '1.0', chat)
+    // The list's other items were copied (procedure.ts), and the one about tasks did not pass the release rule.
+    expect(JSON.stringify(trace)).toContain('list_completed')
+    expect(result.sentences!.map((s) => s.text)).toEqual([
+      'A server publishes its tool list to the client.',
+      'A server runs each tool call with its arguments.',
+      '- A server sends logging messages at the level set.',
+    ])
+    expect(result.answer).not.toContain('tasks')
   })
 
   it('does not take two adjacent words of a sentence for a feature title of another release', async () => {

@@ -116,7 +116,16 @@ async function answer(
 ): Promise<Verdict> {
   const { passages, standalone, base } = c
   const fullText = (p: PromptPassage) => hitOf(p).text
-  const completed = completeFromSources(v.kept, passages, fullText, v.repairs)
+  // Copied steps and items go through the release rule after generation, as the model's sentences did.
+  const filled = completeFromSources(v.kept, passages, fullText, v.repairs, standalone)
+  const passing = new Set(
+    await withoutMisses(
+      filled.filter((s) => s.added),
+      (s) => s.text,
+      c.release.checkSentences,
+    ),
+  )
+  const completed = filled.filter((s) => !s.added || passing.has(s))
   const target = retarget(completed, passages, fullText, standalone, v.repairs, v.removed)
   const kept = addSubstance(target.kept, passages, fullText, standalone, v.repairs)
   const byN = new Map(passages.map((p) => [p.n, p]))
