@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { joinWords } from './words'
 
 /**
  * Where a passage is: the one declaration of a passage's place, which every passage-shaped shape
@@ -56,11 +57,6 @@ export function sameTextLabel(same: readonly SamePlace[] | undefined, shown = 4)
   const names = [...new Set(same.map((s) => s.version ?? s.path))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
   const listed = names.slice(0, shown)
   const more = names.length - listed.length
-  const words =
-    more > 0
-      ? `${listed.join(', ')} and ${more} more`
-      : listed.length > 1
-        ? `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}`
-        : listed[0]!
+  const words = more > 0 ? `${listed.join(', ')} and ${more} more` : joinWords(listed)
   return `also word for word in ${words}`
 }

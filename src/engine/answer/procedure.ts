@@ -1,4 +1,5 @@
 import type { VerificationRepair } from '../../shared/trace'
+import { joinWords } from '../../shared/words'
 import { escapeRegExp } from '../core/regexp'
 import { extractExactTerms } from '../core/exact-terms'
 import type { PromptPassage, ReplySentence } from './prompt'
@@ -450,11 +451,6 @@ function givesRow(sentence: string, row: string): boolean {
   const rest = [...new Set(contentWords(row.replace(/^\s*\|[^|]*/, '')))]
   const without = sentence.replace(new RegExp(escapeRegExp(key), 'gi'), ' ')
   return rest.length === 0 || shareHeld(without, rest) >= RESTATED
-}
-
-/** "a", "a and b", "a, b and c". */
-function joinWords(xs: readonly string[]): string {
-  return xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : (xs[0] ?? '')
 }
 
 /** Each item's content words that no other item has; all of them when none is left. */

@@ -1,5 +1,6 @@
 import type { RetrievalTrace } from '../../shared/trace'
 import type { Scope, SearchHit, SearchMode, SearchResult } from '../../shared/search'
+import { joinWords } from '../../shared/words'
 import type { Loaded, QueryEmbedder, Reranker } from '../core/model-ports'
 import type { Queryable } from '../store/db'
 import { collectionSlug } from '../store/ids'
@@ -187,15 +188,11 @@ export async function searchChunks(
 
 /** What the person is told of a bridge: the results rest on the embedder's reading of their word. */
 export function bridgeNotice(bridged: readonly Bridge[]): string {
-  const join = (xs: string[], word: string) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} ${word} ${xs.at(-1)}` : xs[0]!)
-  const words = join(
+  const words = joinWords(
     bridged.map((b) => `"${b.word}"`),
     'or',
   )
-  const terms = join(
-    bridged.map((b) => `"${b.term}"`),
-    'and',
-  )
+  const terms = joinWords(bridged.map((b) => `"${b.term}"`))
   return bridged.length > 1
     ? `No passage says ${words}, so they were searched as ${terms}, the nearest words in the section titles.`
     : `No passage says ${words}, so it was searched as ${terms}, the nearest word in the section titles.`

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { ParseContext, ParsedDocument, ParsedPage, ParserFn } from '../types'
 import { ParseError } from '../types'
+import { joinWords } from '../../../shared/words'
 import { DocBuilder } from './builder'
 import { guarded } from './guard'
 import { buildSections, dropRunningHeaders, type PdfLine } from './pdf-layout'
@@ -206,7 +207,7 @@ export function pageList(pages: number[]): string {
     runs.push(j > i ? `${pages[i]}-${pages[j]}` : String(pages[i]))
     i = j + 1
   }
-  return runs.length > 1 ? `${runs.slice(0, -1).join(', ')} and ${runs[runs.length - 1]}` : (runs[0] ?? '')
+  return joinWords(runs)
 }
 
 /** What the person is told about pages left out. */

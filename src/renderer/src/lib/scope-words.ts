@@ -1,3 +1,5 @@
+import { joinWords } from '../../../shared/words'
+
 /**
  * The engine names a search without a version "all versions". For collections that have no
  * versions at all that is misleading (there is nothing to choose between), so the scope is named
@@ -9,16 +11,12 @@ interface CollectionVersions {
   versions: string[]
 }
 
-function joinAnd(parts: string[]): string {
-  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`
-}
-
 /** The words for a search of these collections when none of them has versions; null when one has. */
 export function unversionedLabel(library: CollectionVersions[], requested: readonly string[]): string | null {
   const inScope = requested.length ? library.filter((c) => requested.includes(c.id)) : library
   if (inScope.length === 0 || inScope.some((c) => c.versions.length > 0)) return null
   if (inScope.length > 3) return requested.length ? `${inScope.length} collections` : 'all collections'
-  return joinAnd(inScope.map((c) => c.id))
+  return joinWords(inScope.map((c) => c.id))
 }
 
 /** A scope text of the engine ("Searching all versions", "all versions, change logs first") in those words. */
