@@ -25,6 +25,10 @@ import { MAX_CODE_LINES, contentWords, splitUnits, type TextUnit } from './sente
  * - **Short lists given in part.** When the answer gives two or more items of a short bullet list
  *   of a passage it cites (at most `SHORT_LIST` items), the items it leaves out are copied after
  *   the last it gives: the model picked two of five naming rules, and the question asked for the rules.
+ * - **Rows the question names.** When the question names a value that is the first cell of a row
+ *   of a cited passage's table, and the answer does not give that row, the row is copied: "What
+ *   values go in the Mcp-Method and Mcp-Name headers?" was answered "…MUST be included in the
+ *   request", citing the table of what each header holds.
  *
  * Copied items are the passage's own words, citing it, so they are grounded by construction; they
  * are marked as added by the engine (`added`), shown as copied in the app, and named in the trace.
@@ -399,7 +403,7 @@ function itemTerm(item: string): string | null {
  * The rows the question names (module comment): for each passage the answer's own sentences cite,
  * the body rows of its tables whose first cell is a name or number the question holds ("What values
  * go in the Mcp-Method and Mcp-Name headers?" and the table of standard headers), when no sentence
- * of the answer gives the row (its first cell and half of its other words). They are copied after
+ * of the answer gives the row (`givesRow`). They are copied after
  * the last sentence citing the passage; the app shows them under their table's header (readable.ts).
  */
 export function completeAskedRows(
