@@ -310,7 +310,8 @@ describe('through the engine', () => {
       [reply('The client MUST include an Accept header listing application/json and text/event-stream [1].', [1])],
     )
     expect(result).toMatchObject({ abstained: false, mode: 'answer' })
-    expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'quote', 'quote'])
+    // Two key sentences, then a requirement of the passage the answer rests on (answer/requirements.ts).
+    expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'quote', 'quote', 'quote'])
     expect(result.sentences?.every((s) => s.citations.join() === '1')).toBe(true)
     expect(result.answer).toContain('Accept header')
     expect(result.citations).toHaveLength(1)

@@ -286,7 +286,8 @@ export function asksRequirement(question: string): boolean {
 }
 
 /** The requirement keywords of specifications (BCP 14), as they write them: in capitals. */
-const REQUIREMENT = /\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|SHOULD(?: NOT)?|REQUIRED|NOT RECOMMENDED|RECOMMENDED|MAY|OPTIONAL)\b/
+export const REQUIREMENT =
+  /\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|SHOULD(?: NOT)?|REQUIRED|NOT RECOMMENDED|RECOMMENDED|MAY|OPTIONAL)\b/
 
 /**
  * For a question whether something is required or allowed, whose answer states no requirement

@@ -404,13 +404,15 @@ describe('through the engine', () => {
       [reply('The following error codes are defined [1]:', [1])],
     )
     expect(result).toMatchObject({ abstained: false, mode: 'answer' })
-    expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'list', 'list', 'list', 'quote'])
+    expect(result.sentences?.map((s) => s.added ?? null)).toEqual([null, 'list', 'list', 'list', 'quote', 'quote'])
     expect(result.answer).toBe(
       // The index keeps inline code as its text, without backticks.
       'The following error codes are defined [1]:\n- -32700: Parse error [1]\n- -32602: Invalid params [1]\n- -32603: Internal error [1]\n\n' +
         // The passage's sentence on the question that the answer left out (answer/key-sentences.ts),
         // a paragraph of its own: on the next line it would continue the last item.
-        'Servers use the standard JSON-RPC error codes [1].',
+        'Servers use the standard JSON-RPC error codes [1]. ' +
+        // The passage's requirement on the question (answer/requirements.ts).
+        'Implementations MAY define their own codes above -32000 [1].',
     )
     expect(JSON.stringify(trace)).toContain('list_completed')
   })

@@ -7,6 +7,7 @@ import { completeFromSources, type KeptSentence } from '../procedure'
 import { addSubstance } from '../substance'
 import { addKeySentences, asBullet, quotedAnswer, quotedUnits, withoutMisses } from '../key-sentences'
 import { dropRepeats } from '../repeats'
+import { addRequirements } from '../requirements'
 import { wholeTables } from '../readable'
 import { authoritativeFor, authoritativeRefusal, citeAuthoritative, ownSources } from './authoritative'
 import { tightenCitations } from '../tighten'
@@ -148,8 +149,10 @@ async function answer(
     history: c.history,
     own,
   })
+  // The requirements of the best passage the answer cites that it left out (MUST, SHOULD…).
+  const required = await addRequirements(added, passages, fullText, standalone, v.repairs, c.release.checkSentences)
   // Table rows under their table's header, as the cited passage has them (a header alone goes).
-  const full = wholeTables(dropRepeats(added, v.repairs), byN, fullText, v.repairs)
+  const full = wholeTables(dropRepeats(required, v.repairs), byN, fullText, v.repairs)
   // A sentence's citations of passages without the names it states go, where others hold them all.
   const authority = authoritativeFor(c.release)
   tightenCitations(full, byN, (p) => authority?.(p) ?? false, v.repairs)

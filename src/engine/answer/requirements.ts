@@ -1,0 +1,60 @@
+import type { VerificationRepair } from '../../shared/trace'
+import { asBullet, REQUIREMENT, withoutMisses } from './key-sentences'
+import type { KeptSentence } from './procedure'
+import type { PromptPassage } from './prompt'
+import { contentWords, splitUnits } from './sentences'
+
+/**
+ * The requirements of the source the answer rests on. Specifications state what holds in
+ * sentences with a requirement keyword in capitals (MUST, SHOULD, MAY…, as RFC 2119 writes them),
+ * and a 1.5B model gives one of them and stops: "Implementations SHOULD establish timeouts for all
+ * sent requests" without "the sender SHOULD issue a cancellation notification for that request and
+ * stop waiting". Where the answer's own sentences cite the best passage the model read, that
+ * passage's requirement sentences that hold a word of the question and that the answer does not
+ * say are added, at most `MAX_REQUIREMENTS`, in the passage's order, copied and citing it
+ * (`added: 'quote'`), after the answer's last sentence citing it. They pass the release rule after
+ * generation, as key sentences do. Documents that write no such keyword get nothing.
+ *
+ * Chosen on the fit halves of mcp-docs and mcp-docs-people by adding such sentences to the answers
+ * the model wrote there, and checked on the held-out halves (docs/benchmarks.md, "The requirements
+ * of the source the answer rests on").
+ */
+
+/** At most this many requirement sentences are added to one answer. */
+export const MAX_REQUIREMENTS = 2
+/** A sentence the answer holds this share of the content words of is said already. */
+const SAID = 0.6
+
+export async function addRequirements(
+  kept: KeptSentence[],
+  passages: readonly PromptPassage[],
+  fullText: (p: PromptPassage) => string,
+  question: string,
+  repairs: VerificationRepair[],
+  misses?: (sentences: string[]) => Promise<{ index: number }[]>,
+): Promise<KeptSentence[]> {
+  const best = [...passages].sort((a, b) => a.n - b.n)[0]
+  if (!best || !kept.some((s) => !s.added && s.cites.includes(best.n))) return kept
+  const asked = new Set(contentWords(question))
+  const held = new Set(kept.flatMap((s) => contentWords(s.text)))
+  const picks: string[] = []
+  for (const u of splitUnits(fullText(best))) {
+    if (picks.length >= MAX_REQUIREMENTS) break
+    if ((u.kind !== 'prose' && u.kind !== 'list') || !REQUIREMENT.test(u.text) || /:\s*$/.test(u.text)) continue
+    const words = [...new Set(contentWords(u.text))]
+    if (!words.some((w) => asked.has(w))) continue
+    if (words.filter((w) => held.has(w)).length >= SAID * words.length) continue
+    picks.push(u.ordinal !== null ? asBullet(u.text) : u.text)
+    for (const w of words) held.add(w)
+  }
+  const shown = await withoutMisses(picks, (t) => t, misses)
+  if (shown.length === 0) return kept
+  const out = [...kept]
+  const at = out.reduce((last, s, i) => (s.cites.includes(best.n) ? i : last), -1) + 1
+  out.splice(at, 0, ...shown.map((text) => ({ text, cites: [best.n], added: 'quote' as const })))
+  repairs.push({
+    code: 'key_sentences_added',
+    message: `${shown.length === 1 ? 'A requirement' : `${shown.length} requirements`} of passage [${best.n}], which the answer cites, on the question and not in the answer ${shown.length === 1 ? 'was' : 'were'} copied from it.`,
+  })
+  return out
+}
