@@ -1,3 +1,4 @@
+import { isChangeLog } from '../retrieve/fuse'
 import type { PromptPassage } from './prompt'
 import type { ReleaseCheck } from './release'
 import { contentWords, splitUnits, type TextUnit } from './sentences'
@@ -21,6 +22,13 @@ import { contentWords, splitUnits, type TextUnit } from './sentences'
  * not support…") or a rule ("MUST NOT send…") is not such a sentence. The next sentence of the
  * passage that names the term comes with it ("Clients and servers MAY negotiate their own custom
  * authentication and authorization strategies").
+ *
+ * A release's own change log says it in its own way: an item that opens with "Remove" ("5. Remove
+ * ping, logging/setLevel, and notifications/roots/list_changed.") names what the release took
+ * out, after the verb. Such a line counts when its first sentence names a term the rules say an
+ * answer must cite, and it does not remove a rule about the term ("Remove the requirement that…").
+ * Seen: "How do I send a ping … in MCP 2026-07-28?" was refused "not in context" with that line
+ * first among the passages (p15 of mcp-docs-people, fit half).
  */
 
 /** Words that say outright that something is not in the release. */
@@ -30,6 +38,12 @@ const ABSENT = new RegExp(
 )
 /** A clause that makes the absence a condition or a case, not a statement about the release. */
 const CONDITION = /\b(?:if|when|whether|unless|where|that|which)\b/i
+
+/** A change-log item that takes something out: "Remove X", "- Removed support for X", "Drop X". */
+const REMOVES = /^\s*(?:(?:[-*+]|\d{1,3}[.)])\s+)?(?:remove[sd]?|drop(?:ped|s)?)\s+/i
+/** What a removal takes out when it is a rule about the term, not the term. */
+const RULE_REMOVED =
+  /^(?:the\s+|a\s+|an\s+)?(?:requirements?|restrictions?|limitations?|constraints?|need|mandate|recommendations?)\b/i
 
 /** How many units after the absence sentence are looked at for one more sentence on the term. */
 const FOLLOW_WINDOW = 3
@@ -60,11 +74,20 @@ export function absenceSentences(
     const words = new Set(contentWords(text))
     return terms.find((t) => lower.includes(t.raw) || (t.stems.length > 0 && t.stems.every((w) => words.has(w)))) ?? null
   }
+  // The term a change-log item removes, named in its first sentence after the verb; null for another item.
+  const removedTerm = (text: string) => {
+    const r = REMOVES.exec(text)
+    if (!r) return null
+    const rest = text.slice(r[0].length).split(/(?<=[.;])\s/)[0]!
+    return RULE_REMOVED.test(rest) ? null : named(rest)
+  }
   for (const p of [...passages].filter(own).sort((a, b) => a.n - b.n)) {
     const units = splitUnits(fullText(p))
     for (let i = 0; i < units.length; i++) {
       const unit = units[i]!
       if (unit.kind !== 'prose' && unit.kind !== 'list') continue
+      const removal = isChangeLog(p) ? removedTerm(unit.text) : null
+      if (removal) return { passage: p, units: [unit], term: removal.term }
       const m = ABSENT.exec(unit.text)
       if (!m) continue
       const before = unit.text.slice(0, m.index)

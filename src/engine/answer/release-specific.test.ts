@@ -172,6 +172,17 @@ describe('sentences that do not say a release lacks the feature', () => {
     expect(pick('Batching is not supported; use grants instead.')).toBeNull()
     expect(pick('The previous pattern of server-initiated requests is no longer supported.', ['grants'])).toBeNull()
   })
+  it('finds the release change log’s item that removes the term, and passes over one that removes a rule about it', () => {
+    // The shape of the MCP 2026-07-28 change log (p15 of mcp-docs-people, fit half).
+    const log = { path: 'specification/1.0/changelog.md', heading: 'Key Changes > Major changes' }
+    const line = '5. Remove grants, consent and revocation. Scopes are now set per request.'
+    expect(pick(line, ['grants'], log)?.units.map((u) => u.text)).toEqual([line])
+    expect(pick('- Removed support for grants in the transport.', ['grants'], log)?.term).toBe('grants')
+    expect(pick('3. Remove the requirement that grants be refreshed hourly.', ['grants'], log)).toBeNull()
+    expect(pick('4. Remove consent. Grants are now refreshed daily.', ['grants'], log)).toBeNull()
+    // The same line outside a change log says nothing of the release.
+    expect(pick(line)).toBeNull()
+  })
   it('passes over guides and other releases', () => {
     expect(pick('Grants are not part of the core of this release.', ['grants'], { kind: 'Guide' })).toBeNull()
     expect(pick('Grants are not part of the core of this release.', ['grants'], { version: '2.0' })).toBeNull()
