@@ -1,6 +1,6 @@
 /**
- * Where the facts a recorded answer misses are, and what the requirement sentences of the best
- * passage would add (answer/requirements.ts), without the model. For each answered question of an
+ * Where the facts a recorded answer misses are, and what the requirement sentences of the passages
+ * it cites would add (answer/requirements.ts), without the model. For each answered question of an
  * `eval answers --data <dir> --json` run, the passages the model read are taken from its trace; each
  * fact the answer does not cover (answer/facts.ts) is looked for in those passages, whole and in a
  * single sentence or item. Then the variants of the requirement rule add their sentences to the
@@ -116,12 +116,14 @@ for (const [max, passages, citedOnly] of [
   [2, 1, true],
   [2, 1, false],
   [2, 2, true],
+  [2, 6, true],
+  [3, 6, true],
   [3, 2, false],
 ] as const) {
   const added = read.map((x) => requirements(x, max, passages, citedOnly))
   const after = read.reduce((n, x, i) => n + covered(x, added[i]!), 0)
   const words = added.flat().join(' ').split(/\s+/).filter(Boolean).length
   console.log(
-    `  + at most ${max} requirement sentence(s) of the ${passages === 1 ? 'best passage' : `${passages} best passages`}${citedOnly ? ' the answer cites' : ''}: facts ${after}/${total} (${((100 * after) / total).toFixed(1)}%), ${(words / Math.max(1, read.length)).toFixed(1)} words added per answer${max === 2 && passages === 1 && citedOnly ? ' (the engine)' : ''}`,
+    `  + at most ${max} requirement sentence(s) of the ${passages === 1 ? 'best passage' : passages === 6 ? 'passages' : `${passages} best passages`}${citedOnly ? ' the answer cites' : ''}: facts ${after}/${total} (${((100 * after) / total).toFixed(1)}%), ${(words / Math.max(1, read.length)).toFixed(1)} words added per answer${max === 2 && passages === 6 && citedOnly ? ' (the engine)' : ''}`,
   )
 }

@@ -5,9 +5,9 @@ import type { PromptPassage } from './prompt'
 import { addRequirements } from './requirements'
 
 /**
- * The requirements of the source the answer rests on: the requirement sentences (MUST, SHOULD…)
- * of the best passage, when the answer's own sentences cite it, that hold a word of the question
- * and that the answer does not say, copied after its last sentence citing the passage.
+ * The requirements of the sources the answer rests on: the requirement sentences (MUST, SHOULD…)
+ * of the passages the answer's own sentences cite, best-ranked first, that hold a word of the
+ * question and that the answer does not say, copied after its last sentence citing their passage.
  */
 
 // The shape of the MCP 2025-03-26 lifecycle page (q45 of mcp-docs' fit half, with the real model):
@@ -44,7 +44,7 @@ const add = async (kept: KeptSentence[], passages: PromptPassage[], misses?: (s:
 }
 
 describe('the requirements of the source the answer rests on', () => {
-  it('adds the best cited passage’s requirement sentences on the question that the answer does not say, at most two', async () => {
+  it('adds the cited passage’s requirement sentences on the question that the answer does not say, at most two', async () => {
     // "SDKs and other middleware SHOULD allow these timeouts to be configured…" holds no word of the question.
     const { out, repairs } = await add(said, [passage(1, TIMEOUTS), passage(2, MANUAL)])
     expect(out.slice(1)).toEqual([
@@ -68,7 +68,15 @@ describe('the requirements of the source the answer rests on', () => {
     ])
   })
 
-  it('adds nothing when the answer does not cite the best passage, or its document states no requirement keyword', async () => {
+  it('takes them from a passage the answer cites below the best, citing that passage', async () => {
+    const { out } = await add([{ ...said[0]!, cites: [2] }], [passage(1, MANUAL), passage(2, TIMEOUTS)])
+    expect(out.slice(1).map((s) => [s.cites.join(), s.added])).toEqual([
+      ['2', 'quote'],
+      ['2', 'quote'],
+    ])
+  })
+
+  it('adds nothing from a passage the answer does not cite, or whose document states no requirement keyword', async () => {
     expect((await add([{ ...said[0]!, cites: [2] }], [passage(1, TIMEOUTS), passage(2, MANUAL)])).repairs).toEqual([])
     expect((await add(said, [passage(1, MANUAL)])).repairs).toEqual([])
   })

@@ -1,4 +1,5 @@
 import type { VerificationRepair } from '../../shared/trace'
+import { joinWords } from '../../shared/words'
 import { asBullet, REQUIREMENT, withoutMisses } from './key-sentences'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
@@ -9,9 +10,9 @@ import { contentWords, splitUnits } from './sentences'
  * sentences with a requirement keyword in capitals (MUST, SHOULD, MAY…, as RFC 2119 writes them),
  * and a 1.5B model gives one of them and stops: "Implementations SHOULD establish timeouts for all
  * sent requests" without "the sender SHOULD issue a cancellation notification for that request and
- * stop waiting". Where the answer's own sentences cite the best passage the model read, that
- * passage's requirement sentences that hold a word of the question and that the answer does not
- * say are added, at most `MAX_REQUIREMENTS`, in the passage's order, copied and citing it
+ * stop waiting". The requirement sentences of the passages the answer's own sentences cite (the
+ * best-ranked first, each in its passage's order) that hold a word of the question and that the
+ * answer does not say are added, at most `MAX_REQUIREMENTS`, copied and citing their passage
  * (`added: 'quote'`), after the answer's last sentence citing it. They pass the release rule after
  * generation, as key sentences do. Documents that write no such keyword get nothing.
  *
@@ -33,28 +34,32 @@ export async function addRequirements(
   repairs: VerificationRepair[],
   misses?: (sentences: string[]) => Promise<{ index: number }[]>,
 ): Promise<KeptSentence[]> {
-  const best = [...passages].sort((a, b) => a.n - b.n)[0]
-  if (!best || !kept.some((s) => !s.added && s.cites.includes(best.n))) return kept
+  // The passages the model's own sentences cite, best-ranked first.
+  const cited = [...passages].sort((a, b) => a.n - b.n).filter((p) => kept.some((s) => !s.added && s.cites.includes(p.n)))
   const asked = new Set(contentWords(question))
   const held = new Set(kept.flatMap((s) => contentWords(s.text)))
-  const picks: string[] = []
-  for (const u of splitUnits(fullText(best))) {
-    if (picks.length >= MAX_REQUIREMENTS) break
-    if ((u.kind !== 'prose' && u.kind !== 'list') || !REQUIREMENT.test(u.text) || /:\s*$/.test(u.text)) continue
-    const words = [...new Set(contentWords(u.text))]
-    if (!words.some((w) => asked.has(w))) continue
-    if (words.filter((w) => held.has(w)).length >= SAID * words.length) continue
-    picks.push(u.ordinal !== null ? asBullet(u.text) : u.text)
-    for (const w of words) held.add(w)
-  }
-  const shown = await withoutMisses(picks, (t) => t, misses)
+  const picks: { text: string; passage: PromptPassage }[] = []
+  for (const p of cited)
+    for (const u of splitUnits(fullText(p))) {
+      if (picks.length >= MAX_REQUIREMENTS) break
+      if ((u.kind !== 'prose' && u.kind !== 'list') || !REQUIREMENT.test(u.text) || /:\s*$/.test(u.text)) continue
+      const words = [...new Set(contentWords(u.text))]
+      if (!words.some((w) => asked.has(w))) continue
+      if (words.filter((w) => held.has(w)).length >= SAID * words.length) continue
+      picks.push({ text: u.ordinal !== null ? asBullet(u.text) : u.text, passage: p })
+      for (const w of words) held.add(w)
+    }
+  const shown = await withoutMisses(picks, (x) => x.text, misses)
   if (shown.length === 0) return kept
   const out = [...kept]
-  const at = out.reduce((last, s, i) => (s.cites.includes(best.n) ? i : last), -1) + 1
-  out.splice(at, 0, ...shown.map((text) => ({ text, cites: [best.n], added: 'quote' as const })))
+  for (const { text, passage } of shown) {
+    const at = out.reduce((last, s, i) => (s.cites.includes(passage.n) ? i : last), -1) + 1
+    out.splice(at, 0, { text, cites: [passage.n], added: 'quote' as const })
+  }
+  const from = joinWords([...new Set(shown.map((x) => `[${x.passage.n}]`))])
   repairs.push({
     code: 'key_sentences_added',
-    message: `${shown.length === 1 ? 'A requirement' : `${shown.length} requirements`} of passage [${best.n}], which the answer cites, on the question and not in the answer ${shown.length === 1 ? 'was' : 'were'} copied from it.`,
+    message: `${shown.length === 1 ? 'A requirement' : `${shown.length} requirements`} of passage ${from}, which the answer cites, on the question and not in the answer ${shown.length === 1 ? 'was' : 'were'} copied from it.`,
   })
   return out
 }
