@@ -43,7 +43,7 @@ const add = async (kept: KeptSentence[], passages: PromptPassage[], misses?: (s:
   return { out, repairs }
 }
 
-describe('the requirements of the source the answer rests on', () => {
+describe('the requirements of the sources the answer rests on', () => {
   it('adds the cited passage’s requirement sentences on the question that the answer does not say, at most two', async () => {
     // "SDKs and other middleware SHOULD allow these timeouts to be configured…" holds no word of the question.
     const { out, repairs } = await add(said, [passage(1, TIMEOUTS), passage(2, MANUAL)])
