@@ -149,13 +149,13 @@ async function answer(
     history: c.history,
     own,
   })
-  // The requirements of the best passage the answer cites that it left out (MUST, SHOULD…).
-  const required = await addRequirements(added, passages, fullText, standalone, v.repairs, c.release.checkSentences)
   // Table rows under their table's header, as the cited passage has them (a header alone goes).
-  const full = wholeTables(dropRepeats(required, v.repairs), byN, fullText, v.repairs)
+  const whole = wholeTables(dropRepeats(added, v.repairs), byN, fullText, v.repairs)
   // A sentence's citations of passages without the names it states go, where others hold them all.
   const authority = authoritativeFor(c.release)
-  tightenCitations(full, byN, (p) => authority?.(p) ?? false, v.repairs)
+  tightenCitations(whole, byN, (p) => authority?.(p) ?? false, v.repairs)
+  // The requirements (MUST, SHOULD…) of the passages the answer's own sentences still cite that it left out.
+  const full = await addRequirements(whole, passages, fullText, standalone, v.repairs, c.release.checkSentences)
 
   const { sentences, citations } = numberByFirstUse(full, byN, hitOf)
   // A passage that stands word for word in other releases too (same_in) belongs to none of them alone.
