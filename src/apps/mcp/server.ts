@@ -180,6 +180,7 @@ function registerAsk({ server, library }: ToolHost): void {
           // A long answer keeps the client's request alive: each notification resets its time-out.
           { signal: extra.signal, ...(notify ? { onEvent: askProgress(notify) } : {}) },
         )
+        await notify?.settled()
         const notices = await versionNotice(library, args.version, collections)
         return ok({ ...result, notices: [...notices, ...result.notices] } satisfies AskResult)
       }),
@@ -266,6 +267,7 @@ function registerImportFolder({ server, library, opts }: ToolHost): void {
           { folder, collection: args.collection },
           { signal: extra.signal, ...(notify ? { onProgress: importProgress(notify) } : {}) },
         )
+        await notify?.settled()
         const { skipped_files: _skipped, timings: _timings, ...rest } = report
         return ok(rest satisfies z.infer<typeof ImportOutput>)
       }),
@@ -296,11 +298,26 @@ function registerRemoveCollection({ server, library, opts }: ToolHost): void {
 
 type ProgressParams = { progress: number; total?: number; message: string }
 
-/** Sends MCP progress notifications for this request; null when the client asked for none (no progress token). */
-function progressNotifier(extra: Extra): ((params: ProgressParams) => Promise<void>) | null {
+/** Sends progress notifications; `settled` waits for those sent so far, so none follows the result. */
+type Notifier = ((params: ProgressParams) => Promise<void>) & { settled: () => Promise<void> }
+
+/**
+ * Sends MCP progress notifications for this request; null when the client asked for none (no
+ * progress token). Notifications go out without waiting, and the handler awaits `settled` before it
+ * returns: a "Done" sent after the result reached the client as progress for an unknown token.
+ */
+function progressNotifier(extra: Extra): Notifier | null {
   const token = extra._meta?.progressToken
   if (token === undefined) return null
-  return (params) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } })
+  const pending = new Set<Promise<void>>()
+  const send = (params: ProgressParams) => {
+    const sent = extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...params } })
+    pending.add(sent)
+    const done = () => void pending.delete(sent)
+    sent.then(done, done)
+    return sent
+  }
+  return Object.assign(send, { settled: async () => void (await Promise.allSettled([...pending])) })
 }
 
 /** An import's progress as MCP progress notifications: files done of files seen. */
