@@ -15,9 +15,9 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Engine } from '../../src/engine/engine'
 import { factCovered } from '../../src/engine/answer/facts'
-import { REQUIREMENT } from '../../src/engine/answer/key-sentences'
 import { stripMarkers } from '../../src/engine/answer/match'
-import { contentWords, splitUnits } from '../../src/engine/answer/sentences'
+import { requirementPicks } from '../../src/engine/answer/requirements'
+import { splitUnits } from '../../src/engine/answer/sentences'
 import { loadQuestions } from '../../src/engine/eval/questions'
 
 const { values } = parseArgs({
@@ -90,24 +90,15 @@ const total = read.reduce((n, x) => n + x.facts.length, 0)
 console.log(`${path.basename(values.report)}: ${read.length} answers, ${total} facts`)
 for (const [k, n] of [...where].sort()) console.log(`  ${k}: ${n}`)
 
-// The requirement sentences a variant adds to one answer.
-function requirements(x: Read, max: number, passages: number, citedOnly: boolean): string[] {
-  const asked = new Set(contentWords(x.question))
-  const held = new Set(contentWords(x.answer))
-  const out: string[] = []
-  for (const p of x.passages.slice(0, passages)) {
-    if (citedOnly && !p.cited) continue
-    for (const u of splitUnits(p.text)) {
-      if (out.length >= max) break
-      if ((u.kind !== 'prose' && u.kind !== 'list') || !REQUIREMENT.test(u.text) || /:\s*$/.test(u.text)) continue
-      const words = [...new Set(contentWords(u.text))]
-      if (!words.some((w) => asked.has(w)) || words.filter((w) => held.has(w)).length >= 0.6 * words.length) continue
-      out.push(u.text)
-      for (const w of words) held.add(w)
-    }
-  }
-  return out
-}
+// The requirement sentences a variant adds to one answer: the engine's picking (answer/requirements.ts) over other passages and counts.
+const requirements = (x: Read, max: number, passages: number, citedOnly: boolean): string[] =>
+  requirementPicks(
+    x.passages.slice(0, passages).filter((p) => !citedOnly || p.cited),
+    (p) => p.text,
+    x.question,
+    [x.answer],
+    max,
+  ).map((r) => r.text)
 const covered = (x: Read, extra: string[]) => x.facts.filter((f) => factCovered(f, [x.answer, ...extra].join('\n'))).length
 const before = read.reduce((n, x) => n + covered(x, []), 0)
 console.log(`  recorded answers: facts ${before}/${total} (${((100 * before) / total).toFixed(1)}%)`)

@@ -75,7 +75,7 @@ export function completeProcedures(
 ): KeptSentence[] {
   const out: KeptSentence[] = [...kept]
   for (const p of passages) {
-    const citing = out.map((s, i) => (s.cites.includes(p.n) && !s.added ? i : -1)).filter((i) => i >= 0)
+    const citing = ownCiting(out, p.n)
     if (citing.length === 0) continue
     const source = fullText(p)
     const units = splitUnits(source)
@@ -98,6 +98,11 @@ export function completeProcedures(
     }
   }
   return out
+}
+
+/** The places of the model's own sentences (not copied ones) that cite passage `n`. */
+function ownCiting(out: readonly KeptSentence[], n: number): number[] {
+  return out.map((s, i) => (s.cites.includes(n) && !s.added ? i : -1)).filter((i) => i >= 0)
 }
 
 /** A sentence that introduces what follows: it ends with a colon (markers aside). */
@@ -417,13 +422,13 @@ export function completeAskedRows(
   if (asked.size === 0) return kept
   const out: KeptSentence[] = [...kept]
   for (const p of passages) {
-    const citing = out.map((s, i) => (s.cites.includes(p.n) && !s.added ? i : -1)).filter((i) => i >= 0)
+    const citing = ownCiting(out, p.n)
     if (citing.length === 0) continue
     const units = splitUnits(fullText(p))
-    const rows = units
-      .map((u, j) => ({ u, body: u.kind === 'table' && !SEPARATOR.test(u.text) && !SEPARATOR.test(units[j + 1]?.text ?? '') }))
-      .filter(({ body }) => body)
-      .map(({ u }) => u)
+    // The body rows of each of the passage's tables.
+    const rows = units.flatMap((u, j) =>
+      u.kind === 'table' && units[j - 1]?.kind !== 'table' ? (tableRows(units, j) ?? []) : [],
+    )
     const named = rows.filter((r) => {
       const key = firstCell(r.text)?.toLowerCase()
       return key != null && asked.has(key)

@@ -36,19 +36,12 @@ export async function addRequirements(
 ): Promise<KeptSentence[]> {
   // The passages the model's own sentences cite, best-ranked first.
   const cited = [...passages].sort((a, b) => a.n - b.n).filter((p) => kept.some((s) => !s.added && s.cites.includes(p.n)))
-  const asked = new Set(contentWords(question))
-  const held = new Set(kept.flatMap((s) => contentWords(s.text)))
-  const picks: { text: string; passage: PromptPassage }[] = []
-  for (const p of cited)
-    for (const u of splitUnits(fullText(p))) {
-      if (picks.length >= MAX_REQUIREMENTS) break
-      if ((u.kind !== 'prose' && u.kind !== 'list') || !REQUIREMENT.test(u.text) || /:\s*$/.test(u.text)) continue
-      const words = [...new Set(contentWords(u.text))]
-      if (!words.some((w) => asked.has(w))) continue
-      if (words.filter((w) => held.has(w)).length >= SAID * words.length) continue
-      picks.push({ text: u.ordinal !== null ? asBullet(u.text) : u.text, passage: p })
-      for (const w of words) held.add(w)
-    }
+  const picks = requirementPicks(
+    cited,
+    fullText,
+    question,
+    kept.map((s) => s.text),
+  )
   const shown = await withoutMisses(picks, (x) => x.text, misses)
   if (shown.length === 0) return kept
   const out = [...kept]
@@ -62,4 +55,33 @@ export async function addRequirements(
     message: `${shown.length === 1 ? 'A requirement' : `${shown.length} requirements`} of passage ${from}, which the answer cites, on the question and not in the answer ${shown.length === 1 ? 'was' : 'were'} copied from it.`,
   })
   return out
+}
+
+/**
+ * The requirement sentences of `passages`, in that order and each in its passage's order, that hold
+ * a content word of the question and that `said` (and the picks before) do not say; at most `max`.
+ * Shared with the eval that chose the rule (evals/answers/missed-facts.ts), which tries other sets
+ * of passages and counts.
+ */
+export function requirementPicks<P>(
+  passages: readonly P[],
+  text: (p: P) => string,
+  question: string,
+  said: readonly string[],
+  max = MAX_REQUIREMENTS,
+): { text: string; passage: P }[] {
+  const asked = new Set(contentWords(question))
+  const held = new Set(said.flatMap((s) => contentWords(s)))
+  const picks: { text: string; passage: P }[] = []
+  for (const p of passages)
+    for (const u of splitUnits(text(p))) {
+      if (picks.length >= max) return picks
+      if ((u.kind !== 'prose' && u.kind !== 'list') || !REQUIREMENT.test(u.text) || /:\s*$/.test(u.text)) continue
+      const words = [...new Set(contentWords(u.text))]
+      if (!words.some((w) => asked.has(w))) continue
+      if (words.filter((w) => held.has(w)).length >= SAID * words.length) continue
+      picks.push({ text: u.ordinal !== null ? asBullet(u.text) : u.text, passage: p })
+      for (const w of words) held.add(w)
+    }
+  return picks
 }
