@@ -33,7 +33,7 @@ export const KEY_SENTENCES = 2
 /** A sentence must hold at least this weight of the question's terms (questionWeights) to be added. */
 export const MIN_SCORE = 2
 /** Share of a sentence's content words the answer must hold for the sentence to count as said. */
-const SAID = 0.6
+export const SAID = 0.6
 /** A term a chosen sentence holds counts this much toward the next pick. */
 const DISCOUNT = 0.3
 

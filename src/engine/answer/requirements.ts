@@ -1,6 +1,6 @@
 import type { VerificationRepair } from '../../shared/trace'
 import { joinWords } from '../../shared/words'
-import { asBullet, REQUIREMENT, withoutMisses } from './key-sentences'
+import { asBullet, REQUIREMENT, SAID, withoutMisses } from './key-sentences'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
 import { contentWords, splitUnits } from './sentences'
@@ -23,8 +23,6 @@ import { contentWords, splitUnits } from './sentences'
 
 /** At most this many requirement sentences are added to one answer. */
 export const MAX_REQUIREMENTS = 2
-/** A sentence the answer holds this share of the content words of is said already. */
-const SAID = 0.6
 
 export async function addRequirements(
   kept: KeptSentence[],
