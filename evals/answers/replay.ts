@@ -18,6 +18,7 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { ChatModel, GenerateJsonArgs, GenerateResult } from '../../src/engine/core/model-ports'
+import type { CloseRule } from '../../src/engine/answer/close-sentences'
 import { Engine } from '../../src/engine/engine'
 import { evalAnswers } from '../../src/engine/eval/answers'
 import { halfOf } from '../../src/engine/eval/gate-calibration'
@@ -34,6 +35,12 @@ const { values } = parseArgs({
     json: { type: 'string' },
     /** The share a passage sentence must hold to be a quoted answer (answer/key-sentences.ts QUOTE_SHARE); "off" for none. */
     'quote-share': { type: 'string' },
+    /** The rule that copies sentences close in meaning to the question (answer/close-sentences.ts): at most this many; */
+    'close-max': { type: 'string' },
+    /** the cosine they must reach, or "answer" for the mean of the answer's own sentences; */
+    'close-floor': { type: 'string' },
+    /** "cited" (the passages the answer cites) or "read" (every passage the model read). */
+    'close-from': { type: 'string' },
   },
 })
 if (!values.traces || !values.data || !values.models || !values.collection || !values.questions)
@@ -102,6 +109,18 @@ class ReplayChat implements ChatModel {
   }
 }
 
+/** The close-sentence rule's choices given on the command line; the engine's for the rest. */
+function closeRule(): CloseRule {
+  const floor = values['close-floor']
+  const from = values['close-from']
+  if (from !== undefined && from !== 'cited' && from !== 'read') throw new Error('--close-from is "cited" or "read"')
+  return {
+    ...(values['close-max'] === undefined ? {} : { max: Number(values['close-max']) }),
+    ...(floor === undefined ? {} : { floor: floor === 'answer' ? 'answer' : Number(floor) }),
+    ...(from === undefined ? {} : { from }),
+  }
+}
+
 const chat = new ReplayChat()
 const engine = await Engine.open({ dataDir: path.resolve(values.data), modelsDir: path.resolve(values.models) })
 try {
@@ -115,9 +134,12 @@ try {
     collection: values.collection,
     set,
     chat,
-    ...(values['quote-share'] === undefined
-      ? {}
-      : { askOptions: { quoteShare: values['quote-share'] === 'off' ? null : Number(values['quote-share']) } }),
+    askOptions: {
+      ...(values['quote-share'] === undefined
+        ? {}
+        : { quoteShare: values['quote-share'] === 'off' ? null : Number(values['quote-share']) }),
+      closeRule: closeRule(),
+    },
     onQuestion: () => {
       i++
       if (asked[i]) chat.start(asked[i]!)

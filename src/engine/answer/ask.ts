@@ -8,6 +8,7 @@ import { keywordEvidence } from './gate'
 import { ANSWER_SYSTEM_PROMPT } from './prompt'
 import { AUTHORITATIVE_KINDS, checkRelease } from './release'
 import { similarityFloorFor, type Similarity } from './support'
+import type { Closeness } from './close-sentences'
 import { runAsk, type AskOptions } from './pipeline'
 import { AnswerStore } from './store'
 
@@ -80,13 +81,14 @@ export async function askWithEngine(engine: AskEngine, request: AskRequest, opts
 
 /**
  * The embedding model's view of how close an answer sentence is to the passage sentences it
- * cites (the last of the support checks, support.ts), with the floor for that model. Passage
- * sentences are embedded once per question.
+ * cites (the last of the support checks, support.ts), with the floor for that model, and how close
+ * a passage sentence is to the question (close-sentences.ts). Passage sentences are embedded once
+ * per question.
  */
 async function sentenceSimilarity(
   models: AskModels,
   wanted: boolean,
-): Promise<{ similarity?: Similarity; similarityFloor: number | null }> {
+): Promise<{ similarity?: Similarity; closeness?: Closeness; similarityFloor: number | null }> {
   if (!wanted) return { similarityFloor: null }
   const { model } = await models.embedder()
   const floor = similarityFloorFor(model?.id ?? null)
@@ -100,16 +102,23 @@ async function sentenceSimilarity(
     }
     return texts.map((t) => cache.get(t)!)
   }
+  const dot = (a: Float32Array, b: Float32Array) => {
+    let d = 0
+    for (let i = 0; i < a.length; i++) d += a[i]! * b[i]!
+    return d
+  }
   const similarity: Similarity = async (sentence, units) => {
     if (units.length === 0) return null
     const [s, ...us] = await embed([sentence, ...units])
-    let best = -1
-    for (const u of us) {
-      let dot = 0
-      for (let i = 0; i < s!.length; i++) dot += s![i]! * u[i]!
-      best = Math.max(best, dot)
-    }
-    return best
+    return Math.max(-1, ...us.map((u) => dot(s!, u)))
   }
-  return { similarity, similarityFloor: floor }
+  // The question is embedded as a query (a model with a query instruction gets it), the sentences as documents.
+  const closeness: Closeness = {
+    cosines: async (question, sentences) => {
+      const q = await model.embedQuery(question)
+      return (await embed(sentences)).map((v) => dot(q, v))
+    },
+    floor,
+  }
+  return { similarity, closeness, similarityFloor: floor }
 }

@@ -6,6 +6,7 @@ import type { AnswerStore } from './store'
 import type { ReleaseCheck } from './release'
 import type { Bridge } from '../retrieve/bridge'
 import type { Similarity } from './support'
+import type { Closeness, CloseRule } from './close-sentences'
 import type { ChatModel } from '../core/model-ports'
 
 /**
@@ -33,6 +34,8 @@ export interface AskContext {
   checkRelease(scope: ResolvedScope, question: string, bridged?: readonly Bridge[]): Promise<ReleaseCheck>
   /** Best cosine of an answer sentence to passage sentences, by the embedding model; absent without one. */
   similarity?: Similarity
+  /** Cosine of each sentence to the question, by the same embedding model; absent without one. */
+  closeness?: Closeness
   /** The floor `similarity` must reach for the embedding model in use (support.ts); null: no floor. */
   similarityFloor: number | null
   /** Ids of the retrieval models a search with these options would use (part of the cache key). */
@@ -59,6 +62,8 @@ export interface AskOptions {
    * model's does not stand (answer/key-sentences.ts QUOTE_SHARE); null: never. For measuring variants.
    */
   quoteShare?: number | null
+  /** The choices of the rule that copies sentences close in meaning to the question (close-sentences.ts). For measuring variants. */
+  closeRule?: CloseRule
   /** One corrective retry when verification fails. */
   correctiveRetry?: boolean
   /** One query-rewrite retry when the gate finds nothing. Off by default: measured, the rewrite loop fixed nothing. */

@@ -159,6 +159,8 @@ async function answerFromPassages(
     base,
     history: scope.changeLogFirst,
     quoteShare: run.opts.quoteShare,
+    closeness: ctx.closeness,
+    closeRule: run.opts.closeRule,
   })
   Object.assign(trace, verdict.trace)
   trace.release = { ...release.trace, ...verdict.release }

@@ -8,6 +8,7 @@ import { addSubstance } from '../substance'
 import { addKeySentences, asBullet, quotedAnswer, quotedUnits, withoutMisses } from '../key-sentences'
 import { dropRepeats } from '../repeats'
 import { addRequirements } from '../requirements'
+import { addCloseSentences, type Closeness, type CloseRule } from '../close-sentences'
 import { wholeTables } from '../readable'
 import { authoritativeFor, authoritativeRefusal, citeAuthoritative, ownSources } from './authoritative'
 import { tightenCitations } from '../tighten'
@@ -46,6 +47,10 @@ export interface Concluding {
   base: AskResultBase
   /** The share of the question a passage sentence must hold to be the answer when the model's does not stand (quotedAnswer); null: never. */
   quoteShare?: number | null
+  /** Cosine of each sentence to the question by the embedding model (close-sentences.ts); absent without one. */
+  closeness?: Closeness
+  /** The choices of that rule, for measuring variants (AskOptions.closeRule). */
+  closeRule?: CloseRule
 }
 
 /**
@@ -155,7 +160,18 @@ async function answer(
   const authority = authoritativeFor(c.release)
   tightenCitations(whole, byN, (p) => authority?.(p) ?? false, v.repairs)
   // The requirements (MUST, SHOULD…) of the passages the answer's own sentences still cite that it left out.
-  const full = await addRequirements(whole, passages, fullText, standalone, v.repairs, c.release.checkSentences)
+  const required = await addRequirements(whole, passages, fullText, standalone, v.repairs, c.release.checkSentences)
+  // What the passages say about the question in words other than its own, by the embedding model.
+  const full = await addCloseSentences(
+    required,
+    passages,
+    fullText,
+    standalone,
+    v.repairs,
+    c.closeness,
+    c.release.checkSentences,
+    c.closeRule,
+  )
 
   const { sentences, citations } = numberByFirstUse(full, byN, hitOf)
   // A passage that stands word for word in other releases too (same_in) belongs to none of them alone.
