@@ -165,7 +165,7 @@ try {
   if (values.json) await writeFile(values.json, JSON.stringify(out, null, 2) + '\n')
   const h = (name: 'fit' | 'held_out') => {
     const s = report.halves[name]
-    return `${name}: ${s.questions} questions, answered ${Math.round(s.answer_rate * s.answerable)}/${s.answerable} answerable, false abstentions ${s.false_abstentions.map((f) => f.id).join(' ') || 'none'}, wrong answers to unanswerable ${s.wrong_answers_to_unanswerable.join(' ') || 'none'}, gold cited ${s.section_correct_citations}, facts ${s.facts_covered}, layout defects ${s.answers_with_layout_defects}`
+    return `${name}: ${s.questions} questions, answered ${Math.round(s.answer_rate * s.answerable)}/${s.answerable} answerable, false abstentions ${s.false_abstentions.map((f) => f.id).join(' ') || 'none'}, wrong answers to unanswerable ${s.wrong_answers_to_unanswerable.join(' ') || 'none'}, gold cited ${s.section_correct_citations}, facts ${s.facts_covered}, words per answer ${s.words_per_answer}, layout defects ${s.answers_with_layout_defects}`
   }
   process.stdout.write(
     `${set} (replayed from ${values.traces}): ${asked.length} questions; not recorded: ${missing.join(' ') || 'none'}; replies ran out: ${chat.exhausted.join(' ') || 'none'}; other passages read: ${passagesChanged.join(' ') || 'none'}\n${h('fit')}\n${h('held_out')}\n`,

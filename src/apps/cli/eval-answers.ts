@@ -120,9 +120,7 @@ export async function cmdEvalAnswers(values: EvalAnswersFlags): Promise<void> {
   out.push(
     `answers with sentences removed by the support check: ${report.answers_with_removed_sentences}; answers accepted after a citation repair: ${report.repaired_answers}`,
   )
-  out.push(
-    `answers with a line that does not read as written: ${report.answers_with_layout_defects}${layoutList(report)}`,
-  )
+  out.push(`answers with a line that does not read as written: ${report.answers_with_layout_defects}${layoutList(report)}`)
   const refusals = Object.entries(report.gate_refusals_by_kind)
     .map(([kind, r]) => `${kind} ${r.refused}/${r.of}`)
     .join(', ')
@@ -213,6 +211,7 @@ export function answerTable(report: AnswerEvalReport): string {
       'gold in passages',
       'gold cited',
       'facts covered',
+      'words per answer',
       'unanswerable abstained',
       'right reason',
       'answers w/ removals',
@@ -229,6 +228,7 @@ export function answerTable(report: AnswerEvalReport): string {
       pct(r.retrieval_gold_in_passages),
       pct(r.section_correct_citations),
       pct(r.facts_covered),
+      r.words_per_answer,
       pct(r.abstention_accuracy),
       pct(r.abstention_reason_accuracy),
       r.answers_with_removed_sentences,

@@ -98,6 +98,8 @@ describe('evalAnswers', () => {
       section_correct_citations: 1,
       route_mistakes: [],
       facts_covered: 0.5,
+      // "Either side can send a ping request [1].": seven words, the marker is not one.
+      words_per_answer: 7,
       answers_with_removed_sentences: 0,
       answers_with_layout_defects: 0,
       repaired_answers: 1,
@@ -110,6 +112,7 @@ describe('evalAnswers', () => {
       answer: 'Either side can send a ping request [1].',
       facts_total: 2,
       facts_covered: 1,
+      words: 7,
     })
     // The halves add up to the whole.
     expect(report.halves.fit.questions + report.halves.held_out.questions).toBe(4)

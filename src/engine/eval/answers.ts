@@ -89,6 +89,8 @@ export interface AnswerEvalQuestion {
   /** The question's `facts` the answer covers (answered answerable only): its names and numbers, and most of its content words. */
   facts_total: number
   facts_covered: number
+  /** Words of the answer, citation markers aside (answerWords); 0 when it abstained. */
+  words: number
   /** Refused by the relevance gate before any model call. */
   gate_refused: boolean
   /** The release rules' verdict (release.ts), when they ran. */
@@ -140,6 +142,11 @@ export interface AnswerEvalSummary {
   section_correct_citations: number | null
   /** Facts covered by the answers, of the facts of answered answerable questions (facts.ts: names, numbers and content words). */
   facts_covered: number | null
+  /**
+   * Mean words of those answers, citation markers aside. Facts covered grow with an answer's
+   * length (copied sentences add facts and words), so the two are read together.
+   */
+  words_per_answer: number | null
   /** The relevance gate's refusals of answerable questions, per question kind. */
   gate_refusals_by_kind: Record<string, { refused: number; of: number }>
   /** The model's own verdict on its answers (--judge): labelled as such, never a quality figure on its own. */
@@ -304,6 +311,7 @@ async function rowFor(
     faithful,
     ms: round(ms, 1),
     answer: result.answer ? result.answer.slice(0, 4000) : null,
+    words: !result.abstained && result.answer ? answerWords(result.answer) : 0,
     trace_id: result.trace_id,
   }
 }
@@ -382,6 +390,7 @@ export function summarise(per: AnswerEvalQuestion[]): AnswerEvalSummary {
           factsTotal,
         )
       : null,
+    words_per_answer: answered.length ? round(answered.reduce((s, p) => s + p.words, 0) / answered.length, 1) : null,
     gate_refusals_by_kind: gateRefusals,
     faithfulness: judged.length ? ratio(judged.filter((p) => p.faithful).length, judged.length) : null,
     answers_with_removed_sentences: per.filter((p) => !p.abstained && p.removed_sentences > 0).length,
@@ -463,4 +472,12 @@ async function judgeFaithfulness(
 
 function ratio(a: number, b: number): number {
   return b ? round(a / b, 4) : 0
+}
+
+/** The words of an answer as a person reads them: citation markers ("[2]") are not words. */
+export function answerWords(answer: string): number {
+  return answer
+    .replace(/\s*\[\d+\]/g, '')
+    .split(/\s+/)
+    .filter(Boolean).length
 }
