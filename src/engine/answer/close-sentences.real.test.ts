@@ -1,10 +1,6 @@
-import { existsSync } from 'node:fs'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Engine } from '../engine'
-import { realModels, tempDir } from '../../test-support/paths'
-import { engineOverFiles } from '../../test-support/engine-over-files'
-import { onlyEmbedder } from '../../test-support/only-embedder'
+import { engineWithRealEmbedder } from '../../test-support/only-embedder'
 import { ScriptedChat, reply } from './scripted.testutil'
 
 /**
@@ -40,22 +36,15 @@ A client sets the least severe level of log messages the server sends. Servers s
 `,
 }
 
-const int8Dir = path.join(realModels, 'embedding', 'all-minilm-l6-v2-int8')
-
 describe('real embedder: sentences of the cited passage close in meaning to the question', () => {
   let engine: Engine
   let cleanup: (() => Promise<void>) | undefined
-  let models: { dir: string; cleanup: () => Promise<void> } | undefined
 
   beforeAll(async () => {
-    if (!existsSync(int8Dir))
-      throw new Error(`no real embedder at ${int8Dir}: run npm run models:dev -- ${realModels} --only embedding`)
-    models = await tempDir()
-    ;({ engine, cleanup } = await engineOverFiles(FILES, 'docs', { modelsDir: await onlyEmbedder(int8Dir, models.dir) }))
+    ;({ engine, cleanup } = await engineWithRealEmbedder(FILES, 'docs'))
   })
   afterAll(async () => {
     await cleanup?.()
-    await models?.cleanup()
   })
 
   it('copies "Don\'t persist cursors across sessions" into an answer about reusing a cursor later, cited and marked as copied', async () => {
