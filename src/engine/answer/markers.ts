@@ -38,8 +38,13 @@ export function appendMarkers(answer: string, citations: number[]): string {
 /** The start of a block a line can open: a list item, a code fence, a table row. */
 export const BLOCK_START = /^(?:[-*+]|\d{1,3}[.)])\s|^```|^\|/
 
-/** The release label after a list item's marker ("- 2025-03-26: …"), so the item stays an item. */
+/**
+ * The release label after a list item's marker ("- 2025-03-26: …"), so the item stays an item. A
+ * code block or a table row carries none: before its fence or its first pipe the label would turn
+ * it into a line of text ("2025-11-25: ```"); the sentence that introduces it carries the label.
+ */
 function labelled(text: string, version: string): string {
+  if (/^```|^\|/.test(text)) return text
   const marker = LIST_MARKER.exec(text)?.[0] ?? ''
   return `${marker}${version}: ${text.slice(marker.length)}`
 }

@@ -104,6 +104,18 @@ describe('renderAnswer', () => {
       '2025-11-25: Tasks track durable requests [1].\n- 2026-07-28: Move tasks out of the core protocol [2].\n- Remove batching in 2025-06-18 [3].',
     )
   })
+
+  it('labels no code block or table row: the label would make its fence or its pipes a line of text', () => {
+    // Seen with the real 1.5B model (p27 of mcp-docs-people): "2025-11-25: ```" showed the JSON as prose.
+    const text = renderAnswer([
+      { text: 'Basic sampling:', citations: [2], version: '2025-11-25' },
+      { text: '```\n{ "sampling": {} }\n```', citations: [2], version: '2025-11-25' },
+      { text: '| field | type |\n| --- | --- |\n| tools | object |', citations: [3], version: '2025-11-25' },
+    ])
+    expect(text).toBe(
+      '2025-11-25: Basic sampling [2]:\n```\n{ "sampling": {} }\n```\n\n[2]\n| field | type |\n| --- | --- |\n| tools | object [3] |',
+    )
+  })
 })
 
 describe('renderAnswer after a block', () => {
