@@ -145,11 +145,68 @@ describe('an answer that introduces a list and does not give it', () => {
       ],
       [passage(1, ISS)],
     )
-    expect(out.slice(1)).toEqual([
+    expect(out).toEqual([
+      // The lead-in introduces the copied table: its colon is back.
+      {
+        text: 'On receiving the authorization response, MCP clients MUST apply the validation in RFC9207 Section 2.4 before transmitting the authorization code to any token endpoint:',
+        cites: [1],
+      },
       { text: '| true | present | Compare to the recorded issuer |', cites: [1], added: 'list' },
       { text: '| true | absent | Reject the response |', cites: [1], added: 'list' },
     ])
     expect(repairs.map((r) => r.code)).toEqual(['list_completed'])
+  })
+
+  // The shape of the MCP 2025-03-26 transports page (the README's real answer, 2026-12-07): the
+  // model said the lead-in with a full stop, then each item as a sentence of its own.
+  const POST = `## Sending Messages to the Server
+
+If the input consists solely of (any number of) JSON-RPC responses or notifications:
+
+- If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.
+- If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).
+
+If the input contains any number of JSON-RPC requests, the server MUST return an SSE stream or a JSON object.`
+
+  it('shows items the model gave as sentences after a lead-in as that list: the colon back, each a bullet, the words unchanged', () => {
+    const given = [
+      { text: 'If the input consists solely of (any number of) JSON-RPC responses or notifications.', cites: [1] },
+      { text: 'If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.', cites: [1] },
+      {
+        text: 'If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).',
+        cites: [1],
+      },
+      { text: 'If the input contains any number of JSON-RPC requests, the server MUST return an SSE stream.', cites: [1] },
+    ]
+    const { out, repairs } = complete(given, [passage(1, POST)])
+    expect(out.map((s) => s.text)).toEqual([
+      'If the input consists solely of (any number of) JSON-RPC responses or notifications:',
+      '- If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.',
+      '- If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).',
+      'If the input contains any number of JSON-RPC requests, the server MUST return an SSE stream.',
+    ])
+    expect(out.every((s) => !s.added)).toBe(true)
+    expect(repairs).toEqual([])
+    // One item given and the other copied read as one list under the lead-in.
+    const one = complete([given[0]!, given[1]!, given[3]!], [passage(1, POST)]).out
+    expect(one.map((s) => [s.text, s.added ?? null])).toEqual([
+      ['If the input consists solely of (any number of) JSON-RPC responses or notifications:', null],
+      ['- If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.', null],
+      ['- If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).', 'list'],
+      [given[3]!.text, null],
+    ])
+    // Sentences after one that is not the lead-in keep their layout (the short list's third item is
+    // copied by its own rule, below).
+    const mention = [
+      { text: 'Servers define error codes for parse failures and params.', cites: [2] },
+      { text: '-32700 is a parse error.', cites: [2] },
+      { text: '-32602 means invalid params.', cites: [2] },
+    ]
+    expect(
+      complete(mention, [passage(2, ERRORS)])
+        .out.slice(0, 3)
+        .map((s) => s.text),
+    ).toEqual(mention.map((s) => s.text))
   })
 
   it('takes a lead-in without its colon only from a passage the sentence cites, and only said nearly whole', () => {

@@ -3,6 +3,7 @@ import { joinWords } from '../../shared/words'
 import { escapeRegExp } from '../core/regexp'
 import { extractExactTerms } from '../core/exact-terms'
 import type { PromptPassage, ReplySentence } from './prompt'
+import { BLOCK_START } from './markers'
 import { SEPARATOR, withNested } from './readable'
 import { MAX_CODE_LINES, contentWords, splitUnits, type TextUnit } from './sentences'
 
@@ -160,6 +161,7 @@ function fillList(out: KeptSentence[], i: number, source: ListSource, repairs: V
   const gives = (t: KeptSentence, k: number) =>
     !t.added && coversWords(t.text, own[k]!) && (keys[k] == null || holdsToken(t.text, keys[k]!))
   const given = items.map((_, k) => out.slice(i + 1).some((t) => gives(t, k)))
+  asItemsOfLeadIn(out, i, source, (t) => items.some((_, k) => gives(t, k)), !given.every(Boolean))
   if (given.every(Boolean)) return i
   const lastGiving = out.reduce((at, t, j) => (j > i && items.some((_, k) => gives(t, k)) ? j : at), i)
   const missing = items.filter((_, k) => !given[k]).slice(0, MAX_ADDED)
@@ -174,6 +176,34 @@ function fillList(out: KeptSentence[], i: number, source: ListSource, repairs: V
         : `The answer introduced the ${shape} of passage [${p.n}] and gave ${gave} of its ${items.length} ${part}${items.length === 1 ? '' : 's'}; ${missing.length} ${missing.length === 1 ? 'was' : 'were'} copied from it.`,
   })
   return lastGiving + missing.length
+}
+
+/**
+ * The layout of a list the model gave as prose: its lead-in ended with a full stop (or its colon
+ * followed by sentences on the same line), then each item as a sentence of its own. Seen with the
+ * real 1.5B model: "If the input consists solely of (any number of) JSON-RPC responses or
+ * notifications [1]. If the server accepts the input, … 202 Accepted with no body [1]. If the
+ * server cannot accept the input, …" where the passage's colon introduces two bullets. When two or
+ * more of the sentences right after the lead-in each give an item of the list (`gives`), or one
+ * does and the others are about to be copied (`completing`), the lead-in ends with its colon and
+ * those sentences are shown as the list's items, so the given and the copied items read as one
+ * list. A lead-in whose table or list is copied gets its colon back too. Only the punctuation and
+ * the layout change, never the words; table rows and code keep their own layout.
+ */
+function asItemsOfLeadIn(
+  out: KeptSentence[],
+  i: number,
+  source: ListSource,
+  gives: (t: KeptSentence) => boolean,
+  completing: boolean,
+): void {
+  const list = source.items[0]!.kind === 'list'
+  let j = i + 1
+  while (list && j < out.length && !out[j]!.added && !BLOCK_START.test(out[j]!.text.trimStart()) && gives(out[j]!)) j++
+  if (!completing && j - (i + 1) < 2) return
+  const lead = out[i]!
+  out[i] = { ...lead, text: lead.text.replace(/[.;:]?\s*$/, ':') }
+  for (let k = i + 1; k < j; k++) out[k] = { ...out[k]!, text: `- ${out[k]!.text.trim()}` }
 }
 
 /**
