@@ -209,6 +209,42 @@ If the input contains any number of JSON-RPC requests, the server MUST return an
     ).toEqual(mention.map((s) => s.text))
   })
 
+  // The page as it is: the lead-in is the fourth step, its cases nested under it.
+  const POST_STEPS = `## Sending Messages to the Server
+
+1. The client MUST use HTTP POST to send JSON-RPC messages to the MCP endpoint.
+2. The client MUST include an Accept header, listing both application/json and text/event-stream as supported content types.
+3. If the input consists solely of (any number of) JSON-RPC responses or notifications:
+   - If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.
+   - If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).
+4. If the input contains any number of JSON-RPC requests, the server MUST return an SSE stream or a JSON object.`
+
+  it('takes an item of a list whose own items are nested under it as a lead-in', () => {
+    const { out, repairs } = complete(
+      [
+        { text: 'The client MUST use HTTP POST to send JSON-RPC messages to the MCP endpoint.', cites: [1] },
+        { text: 'If the input consists solely of (any number of) JSON-RPC responses or notifications.', cites: [1] },
+        {
+          text: 'If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.',
+          cites: [1],
+        },
+      ],
+      [passage(1, POST_STEPS)],
+    )
+    expect(out.map((s) => [s.text, s.added ?? null])).toEqual([
+      ['The client MUST use HTTP POST to send JSON-RPC messages to the MCP endpoint.', null],
+      ['If the input consists solely of (any number of) JSON-RPC responses or notifications:', null],
+      ['- If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.', null],
+      ['- If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).', 'list'],
+      // The answer followed the steps and stopped before the last: that rule copies it.
+      [
+        '4. If the input contains any number of JSON-RPC requests, the server MUST return an SSE stream or a JSON object.',
+        'procedure',
+      ],
+    ])
+    expect(repairs.map((r) => r.code)).toContain('list_completed')
+  })
+
   it('takes a lead-in without its colon only from a passage the sentence cites, and only said nearly whole', () => {
     const sentence =
       'On receiving the authorization response, MCP clients MUST apply the validation in RFC9207 Section 2.4 before transmitting the authorization code to any token endpoint.'

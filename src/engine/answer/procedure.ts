@@ -319,10 +319,14 @@ function leadInItems(
   sentence: string,
   says: (sentence: string, lead: string) => boolean,
 ): { lead: string; items: TextUnit[] } | null {
+  const indent = (u: TextUnit) => /^[ \t]*/.exec(text.slice(u.start))![0].length
   for (let j = 0; j + 1 < units.length; j++) {
     const lead = units[j]!
     const next = units[j + 1]!
-    if (lead.kind !== 'prose' || !leadsIn(lead.text) || !says(sentence, lead.text)) continue
+    // A lead-in is a sentence, or an item of a list whose own items are nested under it ("4. If the
+    // input consists solely of JSON-RPC responses or notifications:" over its two cases).
+    const itemOver = lead.kind === 'list' && next.kind === 'list' && indent(next) > indent(lead)
+    if ((lead.kind !== 'prose' && !itemOver) || !leadsIn(lead.text) || !says(sentence, lead.text)) continue
     const items =
       next.kind === 'list'
         ? topLevelItems(text, units, j + 1)
