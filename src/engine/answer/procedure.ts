@@ -5,7 +5,7 @@ import { extractExactTerms } from '../core/exact-terms'
 import type { PromptPassage, ReplySentence } from './prompt'
 import { BLOCK_START } from './markers'
 import { SEPARATOR, withNested } from './readable'
-import { MAX_CODE_LINES, contentWords, splitUnits, type TextUnit } from './sentences'
+import { MAX_CODE_LINES, RESTATED, contentWords, restates, splitUnits, type TextUnit } from './sentences'
 
 /**
  * An answer stops only where its source stops. Two shapes of it, both seen with a 1.5B model that
@@ -45,11 +45,6 @@ const MAX_ADDED = 8
  * answer, and the model's choice among them stands.
  */
 const SHORT_LIST = 6
-/**
- * Share of a lead-in's content words a sentence without a colon must hold, and share of its own
- * content words the lead-in must hold, to be that lead-in: said nearly word for word, not merely about it.
- */
-const RESTATED = 0.8
 
 /** What the engine added to the model's sentences: procedure steps and list items here, a sentence that answers in substance.ts. */
 export type AddedKind = 'procedure' | 'list' | 'quote'
@@ -393,14 +388,6 @@ function topLevelItems(text: string, units: TextUnit[], from: number): TextUnit[
 
 function covers(sentence: string, step: string): boolean {
   return coversWords(sentence, [...new Set(contentWords(step))])
-}
-
-/** Whether the sentence is the lead-in said again: each holds nearly all of the other's content words. */
-function restates(sentence: string, lead: string): boolean {
-  return (
-    shareHeld(sentence, [...new Set(contentWords(lead))]) >= RESTATED &&
-    shareHeld(lead, [...new Set(contentWords(sentence))]) >= RESTATED
-  )
 }
 
 function coversWords(sentence: string, words: string[]): boolean {

@@ -193,3 +193,18 @@ export function unitScore(
   for (const [t, w] of terms) if (unitWords.has(t) || (exact.has(t) && lower.includes(t))) score += w
   return score
 }
+
+/**
+ * Share of a sentence's and another's content words each must hold of the other for the one to
+ * say the other nearly word for word: not merely about it (answer/procedure.ts, answer/verify.ts).
+ */
+export const RESTATED = 0.8
+
+/** Whether `a` says `b` nearly word for word: each holds at least `RESTATED` of the other's content words. */
+export function restates(a: string, b: string): boolean {
+  const wa = new Set(contentWords(a))
+  const wb = new Set(contentWords(b))
+  if (wa.size === 0 || wb.size === 0) return false
+  const held = (have: Set<string>, words: Set<string>) => [...words].filter((w) => have.has(w)).length / words.size
+  return held(wa, wb) >= RESTATED && held(wb, wa) >= RESTATED
+}

@@ -132,6 +132,42 @@ describe('verifyReply: every sentence against the passages it cites', () => {
     expect(moved.claims[0]!.repaired).toBe('cited [1] instead of [2], the passage that says it')
   })
 
+  it('cites a sentence its passage supports only in part to the passage that says it word for word', async () => {
+    // The shape of the MCP 2025-03-26 transports page: a POST's SSE stream and a GET's SSE stream
+    // have rules in the same words, and opposite ones (seen with the real 1.5B model, 2026-12-07).
+    const streams: PromptPassage[] = [
+      {
+        ...passages[0]!,
+        n: 1,
+        chunk_id: 's1',
+        heading: 'Transports > Sending Messages to the Server',
+        text: 'If the server initiates an SSE stream, the server MAY send JSON-RPC requests before sending a JSON-RPC response. These messages SHOULD relate to the originating client request.',
+      },
+      {
+        ...passages[0]!,
+        n: 2,
+        chunk_id: 's2',
+        heading: 'Transports > Listening for Messages from the Server',
+        text: 'These messages SHOULD be unrelated to any concurrently-running JSON-RPC request from the client.',
+      },
+    ]
+    const sentence = 'These messages SHOULD be unrelated to any concurrently-running JSON-RPC request from the client.'
+    const v = await verifyReply(reply([[sentence, [1]]]), streams)
+    expect(v.kept).toEqual([{ text: sentence, cites: [2] }])
+    expect(v.repairs).toEqual([
+      {
+        code: 'citation_moved',
+        message: `"${sentence}" cited [1], which says only part of it; [2] says it word for word and was cited.`,
+      },
+    ])
+    // Cited to the passage that says it, or said by none word for word, it keeps its citation.
+    expect((await verifyReply(reply([[sentence, [2]]]), streams)).kept).toEqual([{ text: sentence, cites: [2] }])
+    const partly = 'These messages SHOULD relate to the client request.'
+    const kept = await verifyReply(reply([[partly, [1]]]), streams)
+    expect(kept.kept).toEqual([{ text: partly, cites: [1] }])
+    expect(kept.repairs).toEqual([])
+  })
+
   it('removes a sentence most of whose words the cited passages do not hold', async () => {
     const v = await verifyReply(
       reply([

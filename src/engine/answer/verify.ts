@@ -2,7 +2,7 @@ import type { RemovedSentence } from '../../shared/answer'
 import type { ClaimTrace, VerificationProblem, VerificationRepair, VerificationWarning } from '../../shared/trace'
 import { answerTerms, containsQuote, haystack, inlineMarkers, MARKER, stripMarkers } from './match'
 import type { AnswerReply, PromptPassage, ReplySentence } from './prompt'
-import { contentWords } from './sentences'
+import { contentWords, restates, splitUnits } from './sentences'
 import { checkSentence, type Similarity, type SupportResult } from './support'
 import { mendCodeBlocks, mendCutSentences } from './mend'
 
@@ -261,6 +261,23 @@ async function checkOne(
         message: `"${s.text}" cited ${was}, which does not say it; [${found.n}] does and was cited.`,
       })
     }
+  } else if (result.ok && result.coverage < 1 && cites.length > 0 && !vacuous) {
+    // A sentence its cited passages support only in part (most of its words, as a neighbouring
+    // section has them) that another passage says nearly word for word is cited to that one. Seen
+    // with the real 1.5B model: the GET stream's rule "These messages SHOULD be unrelated to any
+    // concurrently-running JSON-RPC request from the client", cited to the POST section, whose
+    // rule says they SHOULD relate to the originating request.
+    const found = await wordForWord(s.text, passages, cites, check)
+    if (found) {
+      const was = cites.map((c) => `[${c}]`).join('')
+      cites = [found.n]
+      result = found.result
+      repaired = `cited [${found.n}] instead of ${was}, the passage that says it word for word`
+      v.repairs.push({
+        code: 'citation_moved',
+        message: `"${s.text}" cited ${was}, which says only part of it; [${found.n}] says it word for word and was cited.`,
+      })
+    }
   } else if (cites.length === 0 && !vacuous) {
     // A sentence without a citation keeps its place only if exactly the passages that say it can be named.
     const found = await firstSupporting(passages, cites, check)
@@ -285,6 +302,27 @@ function citesInRange(s: ReplySentence, n: number, v: Verification): number[] {
     })
   }
   return inRange
+}
+
+/**
+ * The first passage, in prompt order and not among `cited`, with a sentence that `text` says nearly
+ * word for word (sentences.ts `restates`) and that supports it on its own, when no cited passage
+ * has such a sentence; null otherwise.
+ */
+async function wordForWord(
+  text: string,
+  passages: PromptPassage[],
+  cited: number[],
+  check: (cites: number[]) => Promise<SupportResult>,
+): Promise<{ n: number; result: SupportResult } | null> {
+  const says = (p: PromptPassage) => splitUnits(p.text).some((u) => restates(text, u.text))
+  if (passages.some((p) => cited.includes(p.n) && says(p))) return null
+  for (const p of passages) {
+    if (cited.includes(p.n) || !says(p)) continue
+    const r = await check([p.n])
+    if (r.ok) return { n: p.n, result: r }
+  }
+  return null
 }
 
 /** The first passage, in prompt order and not among `cited`, that supports the sentence on its own; null when none does. */
