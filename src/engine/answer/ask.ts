@@ -110,7 +110,9 @@ async function sentenceSimilarity(
   const similarity: Similarity = async (sentence, units) => {
     if (units.length === 0) return null
     const [s, ...us] = await embed([sentence, ...units])
-    return Math.max(-1, ...us.map((u) => dot(s!, u)))
+    let best = -1
+    for (const u of us) best = Math.max(best, dot(s!, u))
+    return best
   }
   // The question is embedded as a query (a model with a query instruction gets it), the sentences as documents.
   const closeness: Closeness = {
