@@ -57,7 +57,7 @@ function labelled(text: string, version: string): string {
 export function renderAnswer(sentences: readonly AnswerSentence[]): string {
   let out = ''
   let afterBlock = false
-  const shaped = unrun(sentences.map((s) => s.text))
+  const shaped = unrun(sentences.map((s) => s.text)).map(unfoldList)
   sentences.forEach((s, i) => {
     const own = shaped[i]!
     const text = s.version && !own.includes(s.version) ? labelled(own, s.version) : own
@@ -72,6 +72,24 @@ export function renderAnswer(sentences: readonly AnswerSentence[]): string {
     afterBlock = block || endsInBlock(own)
   })
   return out
+}
+
+/**
+ * A list the model wrote inside one sentence, its items after the lead-in's colon and each after
+ * " - ": "A tool definition includes: - name: Unique identifier for the tool - title: Optional
+ * human-readable name… - description: …" (seen with the real 1.5B model, q05 of mcp-docs' fit
+ * half). At least three items are shown as the list they are, under the lead-in; the words stay.
+ */
+export const INLINE_LIST = /^([^\n]*?:)\s+-\s+(\S[^\n]*)$/
+const ITEM_SEPARATOR = /\s+-\s+(?=\S)/
+
+function unfoldList(text: string): string {
+  if (BLOCK_START.test(text)) return text
+  const m = INLINE_LIST.exec(text)
+  if (!m) return text
+  const items = m[2]!.split(ITEM_SEPARATOR)
+  if (items.length < 3) return text
+  return [m[1]!, ...items.map((it) => `- ${it.trim()}`)].join('\n')
 }
 
 /** A prose sentence that ends without a full stop (or other closing mark): an item or a line, not a sentence. */

@@ -118,6 +118,24 @@ describe('renderAnswer', () => {
   })
 })
 
+describe('renderAnswer, a list written inside one sentence', () => {
+  it('shows three or more items after the colon as the list they are, the words unchanged', () => {
+    // q05 of mcp-docs' fit half, with the real 1.5B model.
+    const text = renderAnswer([
+      {
+        text: 'A tool definition includes: - name: Unique identifier for the tool - title: Optional name - description: What it does',
+        citations: [1],
+      },
+      { text: 'Clients MUST consider annotations untrusted.', citations: [1] },
+    ])
+    expect(text).toBe(
+      'A tool definition includes:\n- name: Unique identifier for the tool\n- title: Optional name\n- description: What it does.\n\n[1]\n\nClients MUST consider annotations untrusted [1].',
+    )
+    // Two items after a colon, or a dash inside prose, stay as written.
+    expect(renderAnswer([{ text: 'Ports: - 8000 - 9000 are used.', citations: [1] }])).toBe('Ports: - 8000 - 9000 are used [1].')
+  })
+})
+
 describe('renderAnswer after a block', () => {
   it('starts prose after code or a list item as a paragraph, so a block’s markers never open the next sentence', () => {
     // Seen with the real 1.5B model (mcp-docs q39): "```\n\n[1] This array-based structure …".

@@ -56,4 +56,19 @@ describe('lines of an answer that do not read as written', () => {
     expect(layoutDefects('Run it [1]:\n```sh\nnpx server')).toEqual(['code_unclosed'])
     expect(layoutDefects('Run it [1]:\n```sh\nnpx server\n```\n\n[1]')).toEqual([])
   })
+
+  it('finds a list run into one line after its colon, and not a dash in a sentence or a list as lines', () => {
+    // q05 of mcp-docs (fit half), as a199b04 rendered it.
+    expect(
+      layoutDefects(
+        'A tool definition includes: - name: Unique identifier for the tool - title: Optional name - description: What it does [1].',
+      ),
+    ).toEqual(['list_inline'])
+    expect(layoutDefects('Ports range over 8000 - 9000: pick one - any will do [1].')).toEqual([])
+    expect(
+      layoutDefects(
+        'A tool definition includes:\n- name: Unique identifier\n- title: Optional name\n- description: What it does [1]',
+      ),
+    ).toEqual([])
+  })
 })

@@ -11,13 +11,16 @@
  * - `lead_in_to_nothing`: a line ending in a colon that no list, table or code follows, or a
  *   colon after markers that goes on with more prose ("is required [1]: Changes since…");
  * - `code_unclosed`: a code block whose closing fence is glued to its last line ("…  }```") or
- *   missing: Markdown shows everything after it as code.
+ *   missing: Markdown shows everything after it as code;
+ * - `list_inline`: a list run into one line after its lead-in's colon ("…includes: - name: … -
+ *   title: … - description: …").
  */
-import { BLOCK_START } from '../answer/markers'
+import { BLOCK_START, INLINE_LIST } from '../answer/markers'
 import { SEPARATOR } from '../answer/readable'
 import { LIST_MARKER } from '../answer/sentences'
 
-export type LayoutDefect = 'table_row_alone' | 'numbered_out_of_list' | 'run_together' | 'lead_in_to_nothing' | 'code_unclosed'
+export type LayoutDefect =
+  'table_row_alone' | 'numbered_out_of_list' | 'run_together' | 'lead_in_to_nothing' | 'code_unclosed' | 'list_inline'
 
 const MARKERS = String.raw`(?:\s*\[\d+\])+`
 const ROW = /^\s*\|.*\|\s*(?:\[\d+\]\s*)*$/
@@ -59,6 +62,8 @@ export function layoutDefects(answer: string): LayoutDefect[] {
     } else if (!/^\s+\S/.test(line) && line.trim()) lastNumber = 0
     if (!ROW.test(line) && RUN_TOGETHER.test(line)) found.add('run_together')
     if (COLON_THEN_PROSE.test(line)) found.add('lead_in_to_nothing')
+    if (!BLOCK_START.test(line.trimStart()) && INLINE_LIST.test(line) && (line.match(/\s-\s+\S/g)?.length ?? 0) >= 3)
+      found.add('list_inline')
     if (/:\s*$/.test(line)) {
       const next = lines.slice(i + 1).find((l) => l.trim())
       const indent = (l: string) => /^\s*/.exec(l)![0].length
