@@ -1,11 +1,11 @@
 import type { VerificationRepair } from '../../shared/trace'
 import { joinWords } from '../../shared/words'
-import { escapeRegExp } from '../core/regexp'
 import { extractExactTerms } from '../core/exact-terms'
 import type { PromptPassage, ReplySentence } from './prompt'
 import { BLOCK_START } from './markers'
-import { SEPARATOR, withNested } from './readable'
-import { MAX_CODE_LINES, RESTATED, contentWords, restates, splitUnits, type TextUnit } from './sentences'
+import { withNested } from './readable'
+import { MAX_CODE_LINES, contentWords, restates, splitUnits, type TextUnit } from './sentences'
+import { firstCell, givesRow, holdsToken, tableRows } from './table-rows'
 
 /**
  * An answer stops only where its source stops. Two shapes of it, both seen with a 1.5B model that
@@ -337,31 +337,6 @@ function leadInItems(
   return null
 }
 
-/** A table row's first cell, as plain text; null when empty. */
-function firstCell(row: string): string | null {
-  // Markdown emphasis and code marks are not part of the value ("`-32602`", "**3**").
-  const cell = (row.trim().replace(/^\|/, '').split('|')[0] ?? '').replace(/[`*]/g, '').trim()
-  return cell.length > 0 ? cell : null
-}
-
-/** Whether the text holds the value as a token of its own ("3" in "code 3 means", not in "30"). */
-function holdsToken(text: string, value: string): boolean {
-  const v = escapeRegExp(value.toLowerCase())
-  return new RegExp(`(?:^|[^\\p{L}\\p{N}_])${v}(?:$|[^\\p{L}\\p{N}_])`, 'u').test(text.toLowerCase())
-}
-
-/**
- * The body rows of the table that starts at `units[from]` (its header and separator left out: the
- * app shows copied rows under their table's header, readable.ts); null when it has none.
- */
-function tableRows(units: TextUnit[], from: number): TextUnit[] | null {
-  const run: TextUnit[] = []
-  for (let k = from; k < units.length && units[k]!.kind === 'table'; k++) run.push(units[k]!)
-  const headed = run.length >= 2 && SEPARATOR.test(run[1]!.text)
-  const body = (headed ? run.slice(2) : run).filter((u) => !SEPARATOR.test(u.text))
-  return body.length > 0 ? body : null
-}
-
 /**
  * The top-level items of the list that starts at `units[from]`. An item's own indented content
  * (a code block, a paragraph, a nested list) lies between items and ends the list's unit run, so
@@ -468,19 +443,6 @@ export function completeAskedRows(
     })
   }
   return out
-}
-
-/**
- * Whether a sentence gives a table row: it names the row's first cell and holds nearly all the
- * words of its other cells besides those of that name ("method" is in "Mcp-Method", and says
- * nothing of what the row gives for it).
- */
-function givesRow(sentence: string, row: string): boolean {
-  const key = firstCell(row)!
-  if (!holdsToken(sentence, key)) return false
-  const rest = [...new Set(contentWords(row.replace(/^\s*\|[^|]*/, '')))]
-  const without = sentence.replace(new RegExp(escapeRegExp(key), 'gi'), ' ')
-  return rest.length === 0 || shareHeld(without, rest) >= RESTATED
 }
 
 /** Each item's content words that no other item has; all of them when none is left. */
