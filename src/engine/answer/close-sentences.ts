@@ -1,6 +1,5 @@
 import type { VerificationRepair } from '../../shared/trace'
-import { joinWords } from '../../shared/words'
-import { asBullet, SAID, withoutMisses } from './key-sentences'
+import { asBullet, citedByModel, SAID, withCopies, withoutMisses } from './key-sentences'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
 import { contentWords, splitUnits, type TextUnit } from './sentences'
@@ -91,8 +90,7 @@ export async function closePicks(
   rule: CloseRule = {},
 ): Promise<ClosePick[]> {
   const own = kept.filter((s) => !s.added).map((s) => s.text)
-  const read = [...passages].sort((a, b) => a.n - b.n)
-  const from = rule.from === 'read' ? read : read.filter((p) => kept.some((s) => !s.added && s.cites.includes(p.n)))
+  const from = rule.from === 'read' ? [...passages].sort((a, b) => a.n - b.n) : citedByModel(kept, passages)
   const pool = candidates(
     from,
     fullText,
@@ -134,12 +132,7 @@ export async function addCloseSentences(
   if (!closeness) return kept
   const shown = await withoutMisses(await closePicks(kept, passages, fullText, question, closeness, rule), (x) => x.text, misses)
   if (shown.length === 0) return kept
-  const out = [...kept]
-  for (const { text, passage } of shown) {
-    const at = out.reduce((last, s, i) => (s.cites.includes(passage.n) ? i : last), -1)
-    out.splice(at >= 0 ? at + 1 : out.length, 0, { text, cites: [passage.n], added: 'quote' as const })
-  }
-  const from = joinWords([...new Set(shown.map((x) => `[${x.passage.n}]`))])
+  const { out, from } = withCopies(kept, shown)
   repairs.push({
     code: 'key_sentences_added',
     message: `${shown.length === 1 ? 'A sentence' : `${shown.length} sentences`} of passage ${from}, which the answer cites, close in meaning to the question and not in the answer ${shown.length === 1 ? 'was' : 'were'} copied from it.`,

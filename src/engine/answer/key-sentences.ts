@@ -1,5 +1,6 @@
 import { compareVersions, namesRelease } from '../../shared/versions'
 import type { VerificationRepair } from '../../shared/trace'
+import { joinWords } from '../../shared/words'
 import { CHANGE_WORDS, isChangeLog } from '../retrieve/fuse'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
@@ -369,6 +370,28 @@ export async function withoutMisses<T>(
   if (items.length === 0 || !misses) return items
   const out = new Set((await misses(items.map(text))).map((m) => m.index))
   return items.filter((_, i) => !out.has(i))
+}
+
+/** The passages the model's own sentences (not those the engine copied) cite, best-ranked first. */
+export function citedByModel(kept: readonly KeptSentence[], passages: readonly PromptPassage[]): PromptPassage[] {
+  return [...passages].sort((a, b) => a.n - b.n).filter((p) => kept.some((s) => !s.added && s.cites.includes(p.n)))
+}
+
+/**
+ * Sentences copied from passages, each placed after the last sentence of the answer that cites its
+ * passage (at the end when none does), citing that passage and marked as copied (`added: 'quote'`);
+ * with the passages' numbers for the repair that names them ("[1] and [3]").
+ */
+export function withCopies(
+  kept: readonly KeptSentence[],
+  copies: readonly { text: string; passage: PromptPassage }[],
+): { out: KeptSentence[]; from: string } {
+  const out = [...kept]
+  for (const { text, passage } of copies) {
+    const at = out.reduce((last, s, i) => (s.cites.includes(passage.n) ? i : last), -1)
+    out.splice(at >= 0 ? at + 1 : out.length, 0, { text, cites: [passage.n], added: 'quote' as const })
+  }
+  return { out, from: joinWords([...new Set(copies.map((x) => `[${x.passage.n}]`))]) }
 }
 
 /** A list item's own marker ("9. ", "* ") as a plain bullet. */

@@ -1,6 +1,5 @@
 import type { VerificationRepair } from '../../shared/trace'
-import { joinWords } from '../../shared/words'
-import { asBullet, REQUIREMENT, SAID, withoutMisses } from './key-sentences'
+import { asBullet, citedByModel, REQUIREMENT, SAID, withCopies, withoutMisses } from './key-sentences'
 import type { KeptSentence } from './procedure'
 import type { PromptPassage } from './prompt'
 import { contentWords, splitUnits } from './sentences'
@@ -32,22 +31,15 @@ export async function addRequirements(
   repairs: VerificationRepair[],
   misses?: (sentences: string[]) => Promise<{ index: number }[]>,
 ): Promise<KeptSentence[]> {
-  // The passages the model's own sentences cite, best-ranked first.
-  const cited = [...passages].sort((a, b) => a.n - b.n).filter((p) => kept.some((s) => !s.added && s.cites.includes(p.n)))
   const picks = requirementPicks(
-    cited,
+    citedByModel(kept, passages),
     fullText,
     question,
     kept.map((s) => s.text),
   )
   const shown = await withoutMisses(picks, (x) => x.text, misses)
   if (shown.length === 0) return kept
-  const out = [...kept]
-  for (const { text, passage } of shown) {
-    const at = out.reduce((last, s, i) => (s.cites.includes(passage.n) ? i : last), -1) + 1
-    out.splice(at, 0, { text, cites: [passage.n], added: 'quote' as const })
-  }
-  const from = joinWords([...new Set(shown.map((x) => `[${x.passage.n}]`))])
+  const { out, from } = withCopies(kept, shown)
   repairs.push({
     code: 'key_sentences_added',
     message: `${shown.length === 1 ? 'A requirement' : `${shown.length} requirements`} of passage ${from}, which the answer cites, on the question and not in the answer ${shown.length === 1 ? 'was' : 'were'} copied from it.`,
