@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, symlink } from 'node:fs/promises'
 import path from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
 import type { Engine } from '../engine/engine'
 import { engineOverFiles } from './engine-over-files'
 import { realModels, tempDir } from './paths'
@@ -42,5 +43,24 @@ export async function engineWithRealEmbedder(
   } catch (e) {
     await models.cleanup()
     throw e
+  }
+}
+
+/**
+ * For a describe block of the real-model suite: the engine of `engineWithRealEmbedder`, opened
+ * before its tests and closed after them; call the returned function inside a test.
+ */
+export function realEmbedderEngine(files: Record<string, string>, collection: string): () => Engine {
+  let engine: Engine | undefined
+  let cleanup: (() => Promise<void>) | undefined
+  beforeAll(async () => {
+    ;({ engine, cleanup } = await engineWithRealEmbedder(files, collection))
+  })
+  afterAll(async () => {
+    await cleanup?.()
+  })
+  return () => {
+    if (!engine) throw new Error('the engine opens in beforeAll: call this inside a test')
+    return engine
   }
 }

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Engine } from '../engine'
-import { engineWithRealEmbedder } from '../../test-support/only-embedder'
+import { describe, expect, it } from 'vitest'
+import { realEmbedderEngine } from '../../test-support/only-embedder'
 import { ScriptedChat, reply } from './scripted.testutil'
 
 /**
@@ -37,17 +36,10 @@ A client sets the least severe level of log messages the server sends. Servers s
 }
 
 describe('real embedder: sentences of the cited passage close in meaning to the question', () => {
-  let engine: Engine
-  let cleanup: (() => Promise<void>) | undefined
-
-  beforeAll(async () => {
-    ;({ engine, cleanup } = await engineWithRealEmbedder(FILES, 'docs'))
-  })
-  afterAll(async () => {
-    await cleanup?.()
-  })
+  const open = realEmbedderEngine(FILES, 'docs')
 
   it('copies "Don\'t persist cursors across sessions" into an answer about reusing a cursor later, cited and marked as copied', async () => {
+    const engine = open()
     const question = 'can I store the cursor and reuse it next time I connect?'
     const hits = await engine.search(question, { scope: { collections: ['docs'], version: 'auto' }, mode: 'hybrid', k: 3 })
     const guidelines = hits.results.findIndex((h) => h.heading === 'Pagination > Implementation Guidelines') + 1

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Engine } from '../engine'
-import { engineWithRealEmbedder } from '../../test-support/only-embedder'
+import { describe, expect, it } from 'vitest'
+import { realEmbedderEngine } from '../../test-support/only-embedder'
 import { ScriptedChat } from '../answer/scripted.testutil'
 import { bridgeWords, canBridge } from './bridge'
 
@@ -29,17 +28,10 @@ const FILES: Record<string, string> = {
 }
 
 describe('real embedder: words the documents never use, bridged to their section titles', () => {
-  let engine: Engine
-  let cleanup: (() => Promise<void>) | undefined
-
-  beforeAll(async () => {
-    ;({ engine, cleanup } = await engineWithRealEmbedder(FILES, 'docs'))
-  })
-  afterAll(async () => {
-    await cleanup?.()
-  })
+  const open = realEmbedderEngine(FILES, 'docs')
 
   it('bridges "microphone" to "audio", and never a word to a title word it merely begins with ("chatty", "chat")', async () => {
+    const engine = open()
     const embedder = (await engine.embedder()).model
     expect(canBridge(embedder)).toBe(true)
     if (!canBridge(embedder)) return
@@ -51,6 +43,7 @@ describe('real embedder: words the documents never use, bridged to their section
   })
 
   it('finds the audio section for a question that says "microphone", and keeps the bridge in the trace', async () => {
+    const engine = open()
     const question = 'how does a tool send back what a microphone picks up?'
     const hybrid = await engine.search(question, { scope: { collections: ['docs'], version: '2.0' }, mode: 'hybrid', k: 3 })
     expect(hybrid.results[0]!.heading).toBe('Tools > Audio Content')
@@ -63,6 +56,7 @@ describe('real embedder: words the documents never use, bridged to their section
   })
 
   it('refuses without the model where the release lacks what the word stands for, and says which word it weighed', async () => {
+    const engine = open()
     const chat = new ScriptedChat([])
     const result = await engine.ask(
       { question: 'Can a tool send back what a microphone picks up?', scope: { collections: ['docs'], version: '1.0' } },
