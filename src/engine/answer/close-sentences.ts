@@ -22,7 +22,7 @@ import { contentWords, splitUnits, type TextUnit } from './sentences'
  * introduces. Passages the answer does not cite are not read: with them, the fit halves got two
  * more facts for three times the words, and sentences about neighbouring topics.
  *
- * Chosen on the fit halves of mcp-docs and mcp-docs-people with all-MiniLM-L6-v2, among floors of
+ * Chosen (in-sample) on the fit halves of mcp-docs and mcp-docs-people with all-MiniLM-L6-v2, among floors of
  * 0.45 to 0.6 and the answer's own sentences' mean cosine, one to three sentences, and every
  * passage read against the cited ones (docs/benchmarks.md, "Sentences that say what was asked in
  * other words"), then replayed on every half. The floor of an embedding model not measured here
